@@ -1,0 +1,18 @@
+# Every dependency is a Debian 12 package (tools/setup.sh installs them); see docs/toolchain notes.
+find_package(Threads REQUIRED)           # glslang::OSDependent links Threads::Threads without finding it
+find_package(fmt 9 CONFIG REQUIRED)
+find_package(GTest CONFIG REQUIRED)
+find_package(rapidcheck CONFIG REQUIRED) # rapidcheck (static) + rapidcheck_gtest (interface)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(nlohmann_json 3 CONFIG REQUIRED)
+find_package(Vulkan REQUIRED)
+find_package(SPIRV-Tools-opt CONFIG QUIET)
+find_package(SPIRV-Tools CONFIG REQUIRED)
+find_package(glslang 12 CONFIG REQUIRED)
+find_package(Z3 CONFIG QUIET)
+if(NOT TARGET z3::libz3)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3>=4.8)
+  add_library(z3::libz3 ALIAS PkgConfig::Z3)
+endif()
+find_package(benchmark CONFIG QUIET)

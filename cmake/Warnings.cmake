@@ -1,0 +1,18 @@
+# gridcheck_target_defaults(target): C++20, warnings at zero, project include root.
+function(gridcheck_target_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-missing-field-initializers)
+  if(GRIDCHECK_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+endfunction()
+
+# gridcheck_add_test_executable(name SOURCES... LIBS...): a GoogleTest executable whose tests are
+# discovered one CTest test per case.
+function(gridcheck_add_test_executable name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  gridcheck_target_defaults(${name})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} rapidcheck_gtest rapidcheck GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 120 PROPERTIES LABELS ${name})
+endfunction()

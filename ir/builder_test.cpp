@@ -1,0 +1,96 @@
+#include "ir/builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ir/abi.hpp"
+#include "ir/walk.hpp"
+
+namespace gridcheck::ir {
+namespace {
+
+TEST(IR_Builder, WrappedAddsOneRootRegionAroundPlainStatements) {
+  Builder b;
+  Buf out = b.output("out", 0, ScalarType::U32, 4);
+  Program p = b.wrapped({b.store(out, b.u32(0), b.u32(0xAA)), b.grid_sync(), b.store(out, b.u32(2), b.u32(0xBB))});
+  ASSERT_EQ(p.entry_stmts().size(), 1u);
+  const Stmt& root = p.stmt(p.entry_stmts()[0]);
+  EXPECT_EQ(root.kind, StmtKind::Region);
+  EXPECT_EQ(p.name(root.names[0]), kRootRegionGenerator);
+  EXPECT_EQ(p.list(root.body).size(), 3u);
+  EXPECT_TRUE(p.stmt(p.list(root.body)[1]).is_fence());
+}
+
+TEST(IR_Builder, WrappedKeepsAnEntryThatIsAlreadyAllRegions) {
+  Builder b;
+  Program p = b.wrapped({b.region("a", {b.ret()}), b.region("b", {})});
+  ASSERT_EQ(p.entry_stmts().size(), 2u);
+  EXPECT_EQ(p.name(p.stmt(p.entry_stmts()[0]).names[0]), "a");
+}
+
+TEST(IR_Builder, WrappedWrapsAnEmptyEntry) {
+  Builder b;
+  Program p = b.wrapped(Builder::Body{});
+  ASSERT_EQ(p.entry_stmts().size(), 1u);
+  EXPECT_TRUE(p.list(p.stmt(p.entry_stmts()[0]).body).empty());
+}
+
+TEST(IR_Builder, OutputConstructorMatchesSpecTable) {
+  Builder b;
+  Buf out = b.output("out", 3, ScalarType::U32, 8);
+  const BufferDecl& d = b.decl(out);
+  EXPECT_EQ(d.access, BufferAccess::ReadWrite);
+  EXPECT_EQ(d.kind, MemoryKind::Global);
+  EXPECT_TRUE(d.is_output);
+  EXPECT_TRUE(d.pipeline_live_out);
+  EXPECT_TRUE(is_backend_allocated_output(d));
+  EXPECT_FALSE(is_reference_input(d));
+  EXPECT_TRUE(is_reference_output(d));
+}
+
+TEST(IR_Builder, AbiPredicatesForPlainBuffers) {
+  Builder b;
+  const BufferDecl ro = b.decl(b.read("a", 0, ScalarType::U32, 4));
+  const BufferDecl rw = b.decl(b.read_write("b", 1, ScalarType::U32, 4));
+  const BufferDecl wo = b.decl(b.write_only("c", 2, ScalarType::U32, 4));
+  const BufferDecl wg = b.decl(b.workgroup("d", 4, ScalarType::U32));
+  EXPECT_TRUE(is_reference_input(ro));
+  EXPECT_FALSE(is_reference_output(ro));
+  EXPECT_TRUE(is_reference_input(rw));
+  EXPECT_TRUE(is_reference_output(rw));
+  EXPECT_FALSE(is_reference_input(wo));
+  EXPECT_TRUE(is_backend_allocated_output(wo));
+  EXPECT_FALSE(is_reference_input(wg));
+  EXPECT_FALSE(is_reference_output(wg));
+  EXPECT_EQ(wg.kind, MemoryKind::Shared);
+}
+
+TEST(IR_Builder, OperatorsBuildTheBinOpOfTheSameSpelling) {
+  Builder b;
+  E x = b.var("x") + b.u32(1);
+  EXPECT_EQ(b.program().expr(x.id).bin_op(), BinOp::Add);
+  E y = (b.var("x") << b.u32(2)) >= b.u32(3);
+  EXPECT_EQ(b.program().expr(y.id).bin_op(), BinOp::Ge);
+  EXPECT_EQ(b.program().expr(b.program().expr(y.id).operands[0]).bin_op(), BinOp::Shl);
+}
+
+TEST(IR_Builder, WalkVisitsNestedBodiesInPreorder) {
+  Builder b;
+  Program p = b.raw({b.if_(b.boolean(true), {b.ret()}, {b.block({b.barrier()})}), b.grid_sync()});
+  std::vector<StmtKind> kinds;
+  for_each_stmt(p, p.entry(), [&](StmtId id) { kinds.push_back(p.stmt(id).kind); });
+  EXPECT_EQ(kinds, (std::vector<StmtKind>{StmtKind::If, StmtKind::Return, StmtKind::Block, StmtKind::Barrier,
+                                          StmtKind::Barrier}));
+}
+
+TEST(IR_Builder, CompactedDropsUnreachableNodesAndKeepsMeaning) {
+  Builder b;
+  b.let("garbage", b.u32(1));  // never placed in a list
+  Buf out = b.output("out", 0, ScalarType::U32, 1);
+  Program p = b.wrapped({b.store(out, b.u32(0), b.u32(7))});
+  Program c = p.compacted();
+  EXPECT_LT(c.stmt_count(), p.stmt_count());
+  EXPECT_LT(c.expr_count(), p.expr_count());
+}
+
+}  // namespace
+}  // namespace gridcheck::ir

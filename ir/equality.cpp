@@ -1,0 +1,119 @@
+#include "ir/equality.hpp"
+
+#include <cstring>
+#include <string_view>
+
+namespace gridcheck::ir {
+
+std::uint64_t fnv1a64(const void* data, std::size_t size, std::uint64_t seed) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::uint64_t h = seed;
+  for (std::size_t i = 0; i < size; ++i) {
+    h ^= bytes[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+namespace {
+
+// Serialises the meaning of a program into a byte stream; equality compares two streams and the
+// hash hashes one. One walk, so the two can never disagree.
+class CanonicalWriter {
+ public:
+  explicit CanonicalWriter(const Program& p) : p_(p) {}
+
+  std::string run() {
+    const auto wg = p_.workgroup_size();
+    u32(wg[0]), u32(wg[1]), u32(wg[2]);
+    u32(static_cast<std::uint32_t>(p_.buffers().size()));
+    for (const BufferDecl& b : p_.buffers()) buffer(b);
+    list(p_.entry());
+    return std::move(out_);
+  }
+
+ private:
+  void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void u32(std::uint32_t v) {
+    char bytes[4];
+    std::memcpy(bytes, &v, 4);
+    out_.append(bytes, 4);
+  }
+  void u64(std::uint64_t v) { u32(static_cast<std::uint32_t>(v)), u32(static_cast<std::uint32_t>(v >> 32)); }
+  void name(NameId id) {
+    if (id == kNoName) {
+      u32(0xFFFFFFFFu);
+      return;
+    }
+    const std::string_view s = p_.name(id);
+    u32(static_cast<std::uint32_t>(s.size()));
+    out_.append(s);
+  }
+
+  void buffer(const BufferDecl& b) {
+    name(b.name);
+    u32(b.binding);
+    u8(static_cast<std::uint8_t>(b.element));
+    u8(static_cast<std::uint8_t>(b.access));
+    u8(static_cast<std::uint8_t>(b.kind));
+    u32(b.count);
+    u8(b.is_output);
+    u8(b.pipeline_live_out);
+    u8(b.output_byte_range.has_value());
+    if (b.output_byte_range) u64(b.output_byte_range->begin), u64(b.output_byte_range->end);
+  }
+
+  void expr(ExprId id) {
+    if (id == kNoExpr) {
+      u8(0xFF);
+      return;
+    }
+    const Expr& e = p_.expr(id);
+    u8(static_cast<std::uint8_t>(e.kind));
+    u8(e.op);
+    u8(static_cast<std::uint8_t>(e.ordering));
+    switch (e.kind) {
+      case ExprKind::Var:
+      case ExprKind::Load:
+      case ExprKind::BufLen:
+      case ExprKind::Atomic: name(NameId{e.payload}); break;
+      default: u32(e.payload); break;
+    }
+    for (ExprId operand : e.operands) expr(operand);
+  }
+
+  void list(StmtList l) {
+    u32(l.count);
+    for (StmtId id : p_.list(l)) stmt(id);
+  }
+
+  void stmt(StmtId id) {
+    const Stmt& s = p_.stmt(id);
+    u8(static_cast<std::uint8_t>(s.kind));
+    u8(s.op);
+    for (NameId n : s.names) name(n);
+    for (ExprId e : s.exprs) expr(e);
+    u32(s.literal);
+    u32(s.literal2);
+    if (s.has_body()) {
+      list(s.body);
+      list(s.otherwise);
+    }
+  }
+
+  const Program& p_;
+  std::string out_;
+};
+
+}  // namespace
+
+bool structurally_equal(const Program& a, const Program& b) {
+  return CanonicalWriter(a).run() == CanonicalWriter(b).run();
+}
+
+std::uint64_t content_hash(const Program& p) {
+  const std::string bytes = CanonicalWriter(p).run();
+  return fnv1a64(bytes.data(), bytes.size());
+}
+
+}  // namespace gridcheck::ir

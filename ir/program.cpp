@@ -1,0 +1,141 @@
+#include "ir/program.hpp"
+
+namespace gridcheck::ir {
+
+ScalarType Expr::literal_type() const {
+  switch (kind) {
+    case ExprKind::LitU32: return ScalarType::U32;
+    case ExprKind::LitI32: return ScalarType::I32;
+    case ExprKind::LitF32: return ScalarType::F32;
+    case ExprKind::LitBool: return ScalarType::Bool;
+    default: GC_ICE("literal_type() of a non-literal expression");
+  }
+}
+
+int Expr::operand_count() const {
+  switch (kind) {
+    case ExprKind::Load:
+    case ExprKind::Unary:
+    case ExprKind::Cast: return 1;
+    case ExprKind::Binary: return 2;
+    case ExprKind::Select:
+    case ExprKind::Fma: return 3;
+    case ExprKind::Atomic: return operands[2] == kNoExpr ? 2 : 3;
+    default: return 0;
+  }
+}
+
+Program::Program() = default;
+
+NameId Program::intern(std::string_view name) {
+  std::string key(name);
+  if (auto it = name_index_.find(key); it != name_index_.end()) return it->second;
+  GC_ASSERT(names_.size() < 0xFFFFFFFFu);
+  const NameId id{static_cast<std::uint32_t>(names_.size())};
+  names_.push_back(key);
+  name_index_.emplace(std::move(key), id);
+  return id;
+}
+
+std::optional<NameId> Program::find_name(std::string_view name) const {
+  if (auto it = name_index_.find(std::string(name)); it != name_index_.end()) return it->second;
+  return std::nullopt;
+}
+
+std::string_view Program::name(NameId id) const {
+  GC_ASSERT(index_of(id) < names_.size());
+  return names_[index_of(id)];
+}
+
+ExprId Program::add_expr(const Expr& e, SourceLoc loc) {
+  GC_ASSERT(exprs_.size() < 0xFFFFFFFFu);
+  exprs_.push_back(e);
+  expr_locs_.push_back(loc);
+  return ExprId{static_cast<std::uint32_t>(exprs_.size() - 1)};
+}
+
+StmtId Program::add_stmt(const Stmt& s, SourceLoc loc) {
+  GC_ASSERT(stmts_.size() < 0xFFFFFFFFu);
+  stmts_.push_back(s);
+  stmt_locs_.push_back(loc);
+  return StmtId{static_cast<std::uint32_t>(stmts_.size() - 1)};
+}
+
+StmtList Program::add_list(std::span<const StmtId> stmts) {
+  GC_ASSERT(list_pool_.size() + stmts.size() < 0xFFFFFFFFu);
+  StmtList l{static_cast<std::uint32_t>(list_pool_.size()), static_cast<std::uint32_t>(stmts.size())};
+  list_pool_.insert(list_pool_.end(), stmts.begin(), stmts.end());
+  return l;
+}
+
+std::span<const StmtId> Program::list(StmtList l) const {
+  GC_ASSERT(std::size_t{l.first} + l.count <= list_pool_.size());
+  return std::span<const StmtId>(list_pool_.data() + l.first, l.count);
+}
+
+const BufferDecl* Program::find_buffer(NameId name) const {
+  for (const BufferDecl& b : buffers_)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+const BufferDecl* Program::find_buffer(std::string_view name) const {
+  const auto id = find_name(name);
+  return id ? find_buffer(*id) : nullptr;
+}
+
+std::optional<std::size_t> Program::buffer_index(NameId name) const {
+  for (std::size_t i = 0; i < buffers_.size(); ++i)
+    if (buffers_[i].name == name) return i;
+  return std::nullopt;
+}
+
+namespace {
+
+class Compactor {
+ public:
+  Compactor(const Program& from, Program& to) : from_(from), to_(to) {}
+
+  ExprId copy(ExprId id) {
+    if (id == kNoExpr) return kNoExpr;
+    Expr e = from_.expr(id);
+    for (ExprId& operand : e.operands) operand = copy(operand);
+    return to_.add_expr(e, from_.loc(id));
+  }
+
+  StmtList copy(StmtList list) {
+    std::vector<StmtId> ids;
+    ids.reserve(list.count);
+    for (StmtId id : from_.list(list)) ids.push_back(copy(id));
+    return to_.add_list(ids);
+  }
+
+  StmtId copy(StmtId id) {
+    Stmt s = from_.stmt(id);
+    for (ExprId& e : s.exprs) e = copy(e);
+    if (s.has_body()) {
+      s.body = copy(s.body);
+      s.otherwise = copy(s.otherwise);
+    }
+    return to_.add_stmt(s, from_.loc(id));
+  }
+
+ private:
+  const Program& from_;
+  Program& to_;
+};
+
+}  // namespace
+
+Program Program::compacted() const {
+  Program out;
+  out.names_ = names_;
+  out.name_index_ = name_index_;
+  out.buffers_ = buffers_;
+  out.workgroup_size_ = workgroup_size_;
+  Compactor compactor(*this, out);
+  out.entry_ = compactor.copy(entry_);
+  return out;
+}
+
+}  // namespace gridcheck::ir

@@ -1,0 +1,15 @@
+#pragma once
+// Each subcommand lives in its own cmd_<name>.cpp and registers itself on the root CLI11 app.
+// `exit_code` is where the subcommand's callback stores its result (see exit_codes.hpp).
+
+#include <CLI/CLI.hpp>
+
+namespace gridcheck::tools {
+
+using CommandRegistrar = void (*)(CLI::App& root, int& exit_code);
+
+// One line per subcommand; main.cpp lists them in --help order.
+void register_fmt(CLI::App& root, int& exit_code);
+void register_validate(CLI::App& root, int& exit_code);
+
+}  // namespace gridcheck::tools
