@@ -1,0 +1,206 @@
+#include "ir/typecheck.hpp"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+namespace gridcheck::ir {
+namespace {
+
+// Diagnostic codes of type inference (our own "G1xx" range; see docs/engineering.md).
+constexpr const char* kUndeclaredVariable = "G100";
+constexpr const char* kUnknownBuffer = "G101";
+constexpr const char* kOperandTypesDiffer = "G102";
+constexpr const char* kOperatorRejectsType = "G103";
+constexpr const char* kSelectArmsDiffer = "G104";
+constexpr const char* kFmaNotF32 = "V028";
+constexpr const char* kAssignChangesType = "G105";
+
+class TypeChecker {
+ public:
+  TypeChecker(const Program& p, std::string_view file) : p_(p), file_(file) {
+    table_.expr_types.assign(p.expr_count(), ScalarType::U32);
+  }
+
+  Result<TypeTable> run() {
+    check_list(p_.entry());
+    if (diags_.has_errors()) return std::move(diags_);
+    return std::move(table_);
+  }
+
+ private:
+  using Scope = std::vector<std::pair<NameId, ScalarType>>;
+
+  std::optional<ScalarType> lookup(NameId name) const {
+    for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+      for (auto it = scope->rbegin(); it != scope->rend(); ++it)
+        if (it->first == name) return it->second;
+    return std::nullopt;
+  }
+
+  void error(const char* code, SourceLoc loc, std::string message) {
+    diags_.error(code, std::string(file_), loc, std::move(message));
+  }
+
+  void check_list(StmtList list) {
+    scopes_.emplace_back();
+    for (StmtId id : p_.list(list)) check_stmt(id);
+    scopes_.pop_back();
+  }
+
+  void check_stmt(StmtId id) {
+    const Stmt& s = p_.stmt(id);
+    switch (s.kind) {
+      case StmtKind::Let: {
+        const auto t = infer(s.exprs[0]);
+        scopes_.back().emplace_back(s.names[0], t.value_or(ScalarType::U32));
+        break;
+      }
+      case StmtKind::Assign: {
+        const auto t = infer(s.exprs[0]);
+        const auto declared = lookup(s.names[0]);
+        // An assignment to an undeclared name is the validator's V120; only a type change is ours.
+        if (t && declared && *t != *declared)
+          error(kAssignChangesType, p_.loc(id),
+                fmt::format("assignment would change the type of '{}' from {} to {}", p_.name(s.names[0]),
+                            name_of(*declared), name_of(*t)));
+        break;
+      }
+      case StmtKind::Loop: {
+        infer(s.exprs[0]);
+        infer(s.exprs[1]);
+        scopes_.emplace_back();
+        scopes_.back().emplace_back(s.names[0], ScalarType::U32);
+        check_list(s.body);
+        scopes_.pop_back();
+        break;
+      }
+      case StmtKind::If:
+        infer(s.exprs[0]);
+        check_list(s.body);
+        check_list(s.otherwise);
+        break;
+      case StmtKind::Block:
+      case StmtKind::Region: check_list(s.body); break;
+      default:
+        for (ExprId e : s.exprs)
+          if (e != kNoExpr) infer(e);
+        break;
+    }
+  }
+
+  void set(ExprId id, ScalarType t) { table_.expr_types[index_of(id)] = t; }
+
+  std::optional<ScalarType> buffer_element(ExprId id, NameId buffer) {
+    const BufferDecl* decl = p_.find_buffer(buffer);
+    if (decl == nullptr) {
+      error(kUnknownBuffer, p_.loc(id), fmt::format("unknown buffer '{}'", p_.name(buffer)));
+      return std::nullopt;
+    }
+    return decl->element;
+  }
+
+  // Returns the type of `id` (also recorded in the table), or nullopt after reporting an error.
+  std::optional<ScalarType> infer(ExprId id) {
+    const Expr& e = p_.expr(id);
+    std::optional<ScalarType> t;
+    switch (e.kind) {
+      case ExprKind::LitU32:
+      case ExprKind::LitI32:
+      case ExprKind::LitF32:
+      case ExprKind::LitBool: t = e.literal_type(); break;
+      case ExprKind::Var:
+        t = lookup(e.var());
+        if (!t) error(kUndeclaredVariable, p_.loc(id), fmt::format("undeclared variable '{}'", p_.name(e.var())));
+        break;
+      case ExprKind::Load:
+        infer(e.operands[0]);
+        t = buffer_element(id, e.buffer());
+        break;
+      case ExprKind::BufLen:
+        buffer_element(id, e.buffer());
+        t = ScalarType::U32;
+        break;
+      case ExprKind::InvocationId:
+      case ExprKind::LocalId:
+      case ExprKind::WorkgroupId:
+      case ExprKind::NumWorkgroups:
+      case ExprKind::WorkgroupSize: t = ScalarType::U32; break;
+      case ExprKind::Binary: t = infer_binary(id, e); break;
+      case ExprKind::Unary: {
+        const auto x = infer(e.operands[0]);
+        if (x) {
+          t = result_type(e.un_op(), *x);
+          if (!t)
+            error(kOperatorRejectsType, p_.loc(id),
+                  fmt::format("operator '{}' does not accept {}", info(e.un_op()).mnemonic, name_of(*x)));
+        }
+        break;
+      }
+      case ExprKind::Select: {
+        infer(e.operands[0]);
+        const auto a = infer(e.operands[1]);
+        const auto b = infer(e.operands[2]);
+        if (a && b && *a != *b)
+          error(kSelectArmsDiffer, p_.loc(id),
+                fmt::format("select arms have different types, {} and {}", name_of(*a), name_of(*b)));
+        else
+          t = a;
+        break;
+      }
+      case ExprKind::Cast:
+        infer(e.operands[0]);
+        t = e.cast_target();
+        break;
+      case ExprKind::Fma: {
+        bool all_f32 = true;
+        bool all_known = true;
+        for (ExprId operand : e.operands) {
+          const auto x = infer(operand);
+          all_known = all_known && x.has_value();
+          all_f32 = all_f32 && x == ScalarType::F32;
+        }
+        if (all_known && !all_f32) error(kFmaNotF32, p_.loc(id), "fma requires f32 operands");
+        if (all_f32) t = ScalarType::F32;
+        break;
+      }
+      case ExprKind::Atomic:
+        for (ExprId operand : e.operands)
+          if (operand != kNoExpr) infer(operand);
+        buffer_element(id, e.buffer());
+        t = ScalarType::U32;
+        break;
+    }
+    if (t) set(id, *t);
+    return t;
+  }
+
+  std::optional<ScalarType> infer_binary(ExprId id, const Expr& e) {
+    const auto l = infer(e.operands[0]);
+    const auto r = infer(e.operands[1]);
+    if (!l || !r) return std::nullopt;
+    const BinOpInfo& op = info(e.bin_op());
+    const std::string_view spelling = op.infix.empty() ? op.mnemonic : op.infix;
+    if (*l != *r) {
+      error(kOperandTypesDiffer, p_.loc(id),
+            fmt::format("operands of '{}' have different types, {} and {}", spelling, name_of(*l), name_of(*r)));
+      return std::nullopt;
+    }
+    const auto t = result_type(e.bin_op(), *l);
+    if (!t)
+      error(kOperatorRejectsType, p_.loc(id), fmt::format("operator '{}' does not accept {}", spelling, name_of(*l)));
+    return t;
+  }
+
+  const Program& p_;
+  std::string_view file_;
+  TypeTable table_;
+  Diagnostics diags_;
+  std::vector<Scope> scopes_;
+};
+
+}  // namespace
+
+Result<TypeTable> typecheck(const Program& p, std::string_view file) { return TypeChecker(p, file).run(); }
+
+}  // namespace gridcheck::ir
