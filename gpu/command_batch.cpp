@@ -1,0 +1,179 @@
+#include "gpu/command_batch.hpp"
+
+#include <chrono>
+
+#include "gpu/compute_pipeline.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/gpu_diagnostics.hpp"
+#include "gpu/vulkan_context.hpp"
+
+namespace gridcheck::gpu {
+
+void CommandBatch::dispatch(const ComputePipeline& pipeline, std::vector<const DeviceBuffer*> buffers,
+                            std::vector<std::uint32_t> push_words, std::array<std::uint32_t, 3> groups) {
+  GC_ASSERT(buffers.size() == pipeline.layout_desc.storage_bindings.size());
+  GC_ASSERT(push_words.size() == pipeline.layout_desc.push_constant_words);
+  Command c{Command::Kind::Dispatch};
+  c.pipeline = &pipeline;
+  c.buffers = std::move(buffers);
+  c.push_words = std::move(push_words);
+  c.groups = groups;
+  commands_.push_back(std::move(c));
+}
+
+void CommandBatch::fill_zero(const DeviceBuffer& buffer) {
+  Command c{Command::Kind::Fill};
+  c.buffers = {&buffer};
+  commands_.push_back(std::move(c));
+}
+
+void CommandBatch::copy(const DeviceBuffer& src, std::uint64_t src_offset, const DeviceBuffer& dst, std::uint64_t bytes) {
+  GC_ASSERT(src_offset + bytes <= src.range() && bytes <= dst.range());
+  if (bytes == 0) return;
+  Command c{Command::Kind::Copy};
+  c.buffers = {&src, &dst};
+  c.offset = src_offset;
+  c.bytes = bytes;
+  commands_.push_back(std::move(c));
+}
+
+ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
+  const VkDevice device = ctx_.device();
+  std::vector<Command> commands = std::move(commands_);
+  commands_.clear();
+
+  // Resources of this submission, destroyed on every path.
+  struct Resources {
+    VkDevice device;
+    VkCommandPool pool;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkDescriptorPool descriptors = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    ~Resources() {
+      if (fence != VK_NULL_HANDLE) vkDestroyFence(device, fence, nullptr);
+      if (descriptors != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptors, nullptr);
+      if (cmd != VK_NULL_HANDLE) vkFreeCommandBuffers(device, pool, 1, &cmd);
+    }
+  } res{device, ctx_.command_pool()};
+
+  std::uint32_t sets = 0;
+  std::uint32_t descriptors = 0;
+  VkPipelineStageFlags stages = 0;
+  VkAccessFlags writes = 0;
+  VkAccessFlags accesses = 0;
+  for (const Command& c : commands) {
+    if (c.kind == Command::Kind::Dispatch) {
+      ++sets;
+      descriptors += static_cast<std::uint32_t>(c.buffers.size());
+      stages |= VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+      writes |= VK_ACCESS_SHADER_WRITE_BIT;
+      accesses |= VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    } else {
+      stages |= VK_PIPELINE_STAGE_TRANSFER_BIT;
+      writes |= VK_ACCESS_TRANSFER_WRITE_BIT;
+      accesses |= VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    }
+  }
+
+  VkResult r = VK_SUCCESS;
+  std::vector<VkDescriptorSet> descriptor_sets(sets, VK_NULL_HANDLE);
+  if (sets > 0) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max<std::uint32_t>(descriptors, 1)};
+    VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = sets;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &size;
+    r = vkCreateDescriptorPool(device, &pi, nullptr, &res.descriptors);
+    if (r != VK_SUCCESS) return vk_error(r, "vkCreateDescriptorPool");
+    std::uint32_t next = 0;
+    for (const Command& c : commands) {
+      if (c.kind != Command::Kind::Dispatch) continue;
+      VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      ai.descriptorPool = res.descriptors;
+      ai.descriptorSetCount = 1;
+      ai.pSetLayouts = &c.pipeline->set_layout;
+      r = vkAllocateDescriptorSets(device, &ai, &descriptor_sets[next]);
+      if (r != VK_SUCCESS) return vk_error(r, "vkAllocateDescriptorSets");
+      std::vector<VkDescriptorBufferInfo> infos(c.buffers.size());
+      std::vector<VkWriteDescriptorSet> w(c.buffers.size());
+      for (std::size_t i = 0; i < c.buffers.size(); ++i) {
+        infos[i] = VkDescriptorBufferInfo{c.buffers[i]->handle(), 0, c.buffers[i]->range()};
+        w[i] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        w[i].dstSet = descriptor_sets[next];
+        w[i].dstBinding = c.pipeline->layout_desc.storage_bindings[i];
+        w[i].descriptorCount = 1;
+        w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo = &infos[i];
+      }
+      vkUpdateDescriptorSets(device, static_cast<std::uint32_t>(w.size()), w.data(), 0, nullptr);
+      ++next;
+    }
+  }
+
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = ctx_.command_pool();
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  r = vkAllocateCommandBuffers(device, &ai, &res.cmd);
+  if (r != VK_SUCCESS) return vk_error(r, "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  r = vkBeginCommandBuffer(res.cmd, &bi);
+  if (r != VK_SUCCESS) return vk_error(r, "vkBeginCommandBuffer");
+
+  std::uint32_t next = 0;
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    const Command& c = commands[i];
+    if (i > 0) {
+      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      mb.srcAccessMask = writes;
+      mb.dstAccessMask = accesses;
+      vkCmdPipelineBarrier(res.cmd, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    }
+    switch (c.kind) {
+      case Command::Kind::Dispatch:
+        vkCmdBindPipeline(res.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline->pipeline);
+        vkCmdBindDescriptorSets(res.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline->layout, 0, 1,
+                                &descriptor_sets[next++], 0, nullptr);
+        if (!c.push_words.empty())
+          vkCmdPushConstants(res.cmd, c.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                             static_cast<std::uint32_t>(c.push_words.size() * 4), c.push_words.data());
+        vkCmdDispatch(res.cmd, c.groups[0], c.groups[1], c.groups[2]);
+        break;
+      case Command::Kind::Fill:
+        vkCmdFillBuffer(res.cmd, c.buffers[0]->handle(), 0, VK_WHOLE_SIZE, 0);
+        break;
+      case Command::Kind::Copy: {
+        const VkBufferCopy region{c.offset, 0, c.bytes};
+        vkCmdCopyBuffer(res.cmd, c.buffers[0]->handle(), c.buffers[1]->handle(), 1, &region);
+        break;
+      }
+    }
+  }
+  if (!commands.empty()) {
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = writes;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(res.cmd, stages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  }
+  r = vkEndCommandBuffer(res.cmd);
+  if (r != VK_SUCCESS) return vk_error(r, "vkEndCommandBuffer");
+
+  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  r = vkCreateFence(device, &fi, nullptr, &res.fence);
+  if (r != VK_SUCCESS) return vk_error(r, "vkCreateFence");
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &res.cmd;
+  const auto start = std::chrono::steady_clock::now();
+  r = vkQueueSubmit(ctx_.queue(), 1, &si, res.fence);
+  if (r != VK_SUCCESS) return vk_error(r, "vkQueueSubmit");
+  r = vkWaitForFences(device, 1, &res.fence, VK_TRUE, UINT64_MAX);
+  if (r != VK_SUCCESS) return vk_error(r, "vkWaitForFences");
+  SubmitStats stats;
+  stats.wall_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  return stats;
+}
+
+}  // namespace gridcheck::gpu

@@ -1,0 +1,84 @@
+#include "gpu/device_buffer.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "gpu/gpu_diagnostics.hpp"
+#include "gpu/vulkan_context.hpp"
+
+namespace gridcheck::gpu {
+
+ir::Result<DeviceBuffer> DeviceBuffer::create(VulkanContext& ctx, std::uint64_t bytes) {
+  const DeviceInfo& d = ctx.info();
+  const std::uint64_t range = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
+  if (range > d.max_storage_buffer_range)
+    return make_error(Code::BufferTooLarge,
+                      fmt::format("a buffer of {} bytes exceeds maxStorageBufferRange ({} bytes) of {}", bytes,
+                                  d.max_storage_buffer_range, d.name));
+  if (d.max_memory_allocation_bytes != 0 && range > d.max_memory_allocation_bytes)
+    return make_error(Code::BufferTooLarge, fmt::format("a buffer of {} bytes exceeds maxMemoryAllocationSize ({} bytes) of {}",
+                                                        bytes, d.max_memory_allocation_bytes, d.name));
+  DeviceBuffer b;
+  b.device_ = ctx.device();
+  b.size_ = bytes;
+  b.range_ = range;
+
+  VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  ci.size = range;
+  ci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkResult r = vkCreateBuffer(b.device_, &ci, nullptr, &b.buffer_);
+  if (r != VK_SUCCESS) return vk_error(r, "vkCreateBuffer");
+
+  VkMemoryRequirements req{};
+  vkGetBufferMemoryRequirements(b.device_, b.buffer_, &req);
+  ir::Result<std::uint32_t> type = ctx.host_coherent_memory_type(req.memoryTypeBits);
+  if (!type) return type.diagnostics();
+  VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = *type;
+  r = vkAllocateMemory(b.device_, &ai, nullptr, &b.memory_);
+  if (r != VK_SUCCESS) return vk_error(r, fmt::format("vkAllocateMemory of {} bytes", req.size));
+  r = vkBindBufferMemory(b.device_, b.buffer_, b.memory_, 0);
+  if (r != VK_SUCCESS) return vk_error(r, "vkBindBufferMemory");
+  void* mapped = nullptr;
+  r = vkMapMemory(b.device_, b.memory_, 0, VK_WHOLE_SIZE, 0, &mapped);
+  if (r != VK_SUCCESS) return vk_error(r, "vkMapMemory");
+  b.mapped_ = static_cast<std::uint8_t*>(mapped);
+  std::memset(b.mapped_, 0, range);
+  return b;
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    reset();
+    device_ = std::exchange(other.device_, VK_NULL_HANDLE);
+    buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
+    mapped_ = std::exchange(other.mapped_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    range_ = std::exchange(other.range_, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::write(std::span<const std::uint8_t> data) {
+  GC_ASSERT(data.size() <= size_);
+  if (!data.empty()) std::memcpy(mapped_, data.data(), data.size());  // memcpy(…, nullptr, 0) is UB
+}
+
+void DeviceBuffer::reset() {
+  if (device_ == VK_NULL_HANDLE) return;
+  if (mapped_ != nullptr) vkUnmapMemory(device_, memory_);
+  if (buffer_ != VK_NULL_HANDLE) vkDestroyBuffer(device_, buffer_, nullptr);
+  if (memory_ != VK_NULL_HANDLE) vkFreeMemory(device_, memory_, nullptr);
+  device_ = VK_NULL_HANDLE;
+  buffer_ = VK_NULL_HANDLE;
+  memory_ = VK_NULL_HANDLE;
+  mapped_ = nullptr;
+}
+
+}  // namespace gridcheck::gpu

@@ -1,0 +1,154 @@
+#include "gpu/glsl_compiler.hpp"
+
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <glslang/Public/ResourceLimits.h>
+#include <glslang/Public/ShaderLang.h>
+#include <glslang/SPIRV/GlslangToSpv.h>
+#include <spirv-tools/libspirv.hpp>
+
+#include "gpu/gpu_diagnostics.hpp"
+
+namespace gridcheck::gpu {
+namespace {
+
+void glslang_init_once() {
+  static std::once_flag flag;
+  std::call_once(flag, [] { glslang::InitializeProcess(); });  // never finalized (toolchain.md §3)
+}
+
+std::uint64_t text_hash(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string sanitize(std::string_view label) {
+  std::string out;
+  for (char c : label) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out.empty() ? "shader" : out;
+}
+
+/// The first line of a log that says "ERROR" (else the first non-empty line), trimmed.
+std::string first_error_line(const std::string& log) {
+  std::istringstream in(log);
+  std::string line;
+  std::string first;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (first.empty()) first = line;
+    if (line.find("ERROR") != std::string::npos || line.find("error") != std::string::npos) return line;
+  }
+  return first;
+}
+
+/// Writes the failing GLSL (and SPIR-V, if any) next to each other; returns the GLSL path or a note.
+std::string save_failure(const std::filesystem::path& dir, std::string_view label, std::string_view glsl, const Spirv* spirv,
+                         const std::string& log) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string stem = fmt::format("{}-{:016x}", sanitize(label), text_hash(glsl));
+  const std::filesystem::path glsl_path = dir / (stem + ".comp");
+  {
+    std::ofstream out(glsl_path, std::ios::binary);
+    out << glsl;
+    if (!out) return fmt::format("<could not write {}>", glsl_path.string());
+  }
+  std::ofstream(dir / (stem + ".log"), std::ios::binary) << log;
+  if (spirv != nullptr && !spirv->empty()) {
+    std::ofstream out(dir / (stem + ".spv"), std::ios::binary);
+    out.write(reinterpret_cast<const char*>(spirv->data()), static_cast<std::streamsize>(spirv->size() * 4));
+  }
+  return glsl_path.string();
+}
+
+}  // namespace
+
+std::filesystem::path default_failure_dir() {
+  if (const char* env = std::getenv("GRIDCHECK_GLSL_DUMP_DIR"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (ec) tmp = "/tmp";
+  return tmp / "gridcheck-glsl";
+}
+
+std::optional<std::string> validate_spirv(const Spirv& spirv) {
+  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
+  std::string messages;
+  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos, const char* message) {
+    messages += fmt::format("spirv-val: word {}: {}\n", pos.index, message);
+  });
+  if (tools.Validate(spirv)) return std::nullopt;
+  return messages.empty() ? std::string("spirv-val rejected the module") : messages;
+}
+
+ir::Result<Spirv> compile_glsl(std::string_view glsl, std::string_view label, const std::filesystem::path& failure_dir) {
+  glslang_init_once();
+  glslang::TShader shader(EShLangCompute);
+  const char* strings[] = {glsl.data()};
+  const int lengths[] = {static_cast<int>(glsl.size())};
+  const char* names[] = {"lowered.comp"};
+  shader.setStringsWithLengthsAndNames(strings, lengths, names, 1);
+  shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_2);
+  shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_5);
+  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+  if (!shader.parse(GetDefaultResources(), 450, false, messages)) {
+    const std::string log = std::string(shader.getInfoLog()) + shader.getInfoDebugLog();
+    const std::string path = save_failure(failure_dir, label, glsl, nullptr, log);
+    return make_error(Code::GlslCompileFailed, fmt::format("glslang rejected the lowered GLSL of {} (saved to {}): {}", label,
+                                                           path, first_error_line(log)));
+  }
+  glslang::TProgram program;
+  program.addShader(&shader);
+  if (!program.link(messages)) {
+    const std::string log = std::string(program.getInfoLog()) + program.getInfoDebugLog();
+    const std::string path = save_failure(failure_dir, label, glsl, nullptr, log);
+    return make_error(Code::GlslCompileFailed, fmt::format("glslang could not link the lowered GLSL of {} (saved to {}): {}",
+                                                           label, path, first_error_line(log)));
+  }
+  Spirv spirv;
+  spv::SpvBuildLogger logger;
+  glslang::SpvOptions options;
+  options.validate = false;
+  options.disableOptimizer = true;
+  glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), spirv, &logger, &options);
+  if (std::optional<std::string> invalid = validate_spirv(spirv)) {
+    const std::string path = save_failure(failure_dir, label, glsl, &spirv, *invalid + logger.getAllMessages());
+    return make_error(Code::SpirvInvalid, fmt::format("spirv-val rejected the SPIR-V of {} (GLSL saved to {}): {}", label, path,
+                                                      first_error_line(*invalid)));
+  }
+  return spirv;
+}
+
+ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::string_view label) {
+  const std::uint64_t key = text_hash(glsl);
+  const auto [first, last] = entries_.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    if (it->second->glsl == glsl) {
+      ++hits_;
+      return &it->second->spirv;
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  ir::Result<Spirv> spirv = compile_glsl(glsl, label, failure_dir_);
+  compile_ns_ += static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  ++compiles_;
+  if (!spirv) return spirv.diagnostics();
+  auto entry = std::make_unique<Entry>(Entry{std::string(glsl), std::move(spirv).value()});
+  const Spirv* out = &entry->spirv;
+  entries_.emplace(key, std::move(entry));
+  return out;
+}
+
+}  // namespace gridcheck::gpu

@@ -1,0 +1,59 @@
+#pragma once
+// GLSL 450 compute -> SPIR-V 1.5 for Vulkan 1.2, in process (glslang's C++ API, docs/toolchain.md §3),
+// followed by SPIRV-Tools validation (SPV_ENV_VULKAN_1_2) before anything reaches a driver.
+//
+// Generated GLSL that glslang rejects, or SPIR-V that spirv-val rejects, is *our* bug: the compiler
+// writes the GLSL (and the SPIR-V, when there is one) into `dump_dir` and returns an internal-error
+// diagnostic (K090 / K091) whose message names the file. It never aborts and never throws.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/diagnostic.hpp"
+
+namespace gridcheck::gpu {
+
+using Spirv = std::vector<std::uint32_t>;
+
+/// Where failing GLSL is written: $GRIDCHECK_GLSL_DUMP_DIR if set, else <temp>/gridcheck-glsl.
+std::filesystem::path default_failure_dir();
+
+/// Compiles and validates one compute shader. `label` names the shader in messages and file names.
+ir::Result<Spirv> compile_glsl(std::string_view glsl, std::string_view label = "shader",
+                               const std::filesystem::path& failure_dir = default_failure_dir());
+
+/// Runs spirv-val (Vulkan 1.2 rules) on a module; the first message on failure.
+std::optional<std::string> validate_spirv(const Spirv& spirv);
+
+/// A cache in front of compile_glsl keyed by the GLSL text (hash, confirmed by comparing the text).
+class GlslCompiler {
+ public:
+  explicit GlslCompiler(std::filesystem::path failure_dir = default_failure_dir()) : failure_dir_(std::move(failure_dir)) {}
+
+  /// The SPIR-V of `glsl`; compiled once per distinct text. The pointer stays valid for the compiler's life.
+  ir::Result<const Spirv*> compile(std::string_view glsl, std::string_view label = "shader");
+
+  std::uint64_t compiles() const { return compiles_; }
+  std::uint64_t hits() const { return hits_; }
+  std::uint64_t compile_ns() const { return compile_ns_; }  ///< total time spent in glslang + spirv-val
+  const std::filesystem::path& failure_dir() const { return failure_dir_; }
+
+ private:
+  struct Entry {
+    std::string glsl;
+    Spirv spirv;
+  };
+  std::filesystem::path failure_dir_;
+  std::unordered_multimap<std::uint64_t, std::unique_ptr<Entry>> entries_;
+  std::uint64_t compiles_ = 0;
+  std::uint64_t hits_ = 0;
+  std::uint64_t compile_ns_ = 0;
+};
+
+}  // namespace gridcheck::gpu
