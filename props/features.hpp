@@ -1,0 +1,60 @@
+#pragma once
+// Swarm features of the case generator (DESIGN §6). Each generated case switches every allowed
+// feature on or off independently. Benign features exercise the planner without entering any of
+// the divergence classes of spec §10; each divergence feature makes exactly one class reachable.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gridcheck::props {
+
+enum class Feature : std::uint8_t {
+  // benign
+  SeveralFences,
+  SeveralWorkgroups,
+  ReadWriteBuffers,
+  MultiSegmentOutputs,
+  PartialWrites,
+  WriteOnlyBuffers,
+  UniformBuffers,
+  WorkgroupMemory,
+  Locals,
+  Atomics,
+  UniformControlFlow,
+  InvocationControlFlow,
+  Returns,
+  Fixpoint,
+  ScalarTypes,
+  // divergence classes of spec §10
+  RwWrittenUnread,        ///< (a) A1–A3: read_write caller bytes lost to a write-only segment role
+  FixpointPartialOutputs, ///< (a) A4: a first-writer output segment is write-only on every pass
+  RuntimeSizedRw,         ///< (a) A5: a runtime-sized read_write buffer written but not read
+  UnreferencedOutput,     ///< (b) B1: an output no segment references
+  WorkgroupAcrossFence,   ///< (c) C1: workgroup memory expected to survive a fence
+  LocalsAcrossFence,      ///< (d) D1/D3: locals assigned or impure, used after a fence
+  GridAuto,               ///< G1: per-segment grid inference
+  ReturnBeforeFence,      ///< G2: a return before a fence
+  OutputByteRange,        ///< G3: output_byte_range on a split buffer
+  FenceUnderControlFlow,  ///< G5: a fence under a grid-uniform if/loop
+  WriteOnlyMultiSegment,  ///< F1: a plain write_only buffer written in two segments
+};
+inline constexpr int kFeatureCount = 26;
+
+using FeatureMask = std::uint32_t;
+constexpr FeatureMask bit(Feature f) { return FeatureMask{1} << static_cast<int>(f); }
+constexpr bool has(FeatureMask m, Feature f) { return (m & bit(f)) != 0; }
+
+inline constexpr FeatureMask kBenignFeatures = (FeatureMask{1} << 15) - 1;
+inline constexpr FeatureMask kAllFeatures = (FeatureMask{1} << kFeatureCount) - 1;
+inline constexpr FeatureMask kDivergenceFeatures = kAllFeatures & ~kBenignFeatures;
+
+std::string_view name_of(Feature f);
+std::optional<Feature> feature_from_name(std::string_view name);
+/// "several_fences,atomics,..." in enum order.
+std::string describe(FeatureMask m);
+/// Parses a comma-separated list of feature names, or the sets "all", "benign", "divergence".
+std::optional<FeatureMask> parse_feature_list(std::string_view text);
+
+}  // namespace gridcheck::props
