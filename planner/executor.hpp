@@ -22,6 +22,11 @@ struct LaunchConfig {
   std::optional<std::array<std::uint32_t, 3>> grid_override;
   /// Replaces the program's workgroup size when set.
   std::optional<std::array<std::uint32_t, 3>> workgroup_override;
+  /// spec §5.6: the executor runs the whole program this many times as one launch call, every
+  /// buffer persistent between the runs and nothing re-cleared. The split passes 1 to each segment
+  /// (the vyre-0.7.2 whole-sequence loop); only an unsplit dispatch passes the caller's count.
+  /// Always >= 1 (the planner rejects 0 before launching).
+  std::uint32_t fixpoint_iterations = 1;
 };
 
 enum class LaunchErrorKind : std::uint8_t {

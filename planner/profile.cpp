@@ -1,0 +1,129 @@
+#include "planner/profile.hpp"
+
+#include <array>
+
+#include "ir/abi.hpp"
+#include "planner/split_errors.hpp"
+
+namespace gridcheck::planner {
+
+bool FingerprintConvergence::converged(const LiveMap& live) {
+  const std::uint64_t fingerprint = owned_accumulator_fingerprint(live);
+  if (previous_ == fingerprint) return true;
+  previous_ = fingerprint;
+  return false;
+}
+
+std::vector<std::string> vyre_input_names(const ir::Program& program) {
+  std::vector<std::string> names;
+  for (const ir::BufferDecl& b : program.buffers())
+    if (b.access != ir::BufferAccess::Workgroup && ir::is_dispatch_input(b)) names.emplace_back(program.name(b.name));
+  return names;
+}
+
+std::vector<std::string> vyre_output_names(const ir::Program& program) {
+  std::vector<std::string> names;
+  for (const ir::BufferDecl& b : program.buffers())
+    if (b.access != ir::BufferAccess::Workgroup && ir::is_dispatch_output(b)) names.emplace_back(program.name(b.name));
+  return names;
+}
+
+std::optional<ir::Diagnostic> vyre_seed_inputs(const ir::Program& source, const SplitPlan& plan, LiveMap& live) {
+  for (const PlannedSegment& segment : plan.segments) {
+    for (const std::string& name : segment.input_names) {
+      if (live.contains(name)) continue;
+      const ir::BufferDecl* decl = source.find_buffer(name);
+      if (decl == nullptr) return split_error::seed_undeclared(name);
+      if (!ir::is_backend_allocated_output(*decl)) continue;  // surfaces later as S007
+      const std::optional<std::uint64_t> bytes = ir::backend_allocation_bytes(*decl);
+      if (!bytes) return split_error::seed_without_size(name);
+      live.emplace(name, LiveBuffer::owned(Bytes(static_cast<std::size_t>(*bytes), 0)));
+    }
+  }
+  return std::nullopt;
+}
+
+LaunchConfig vyre_segment_launch(const RunConfig& config, const ir::Program&, const PlannedSegment&,
+                                 std::uint32_t segment_fixpoint) {
+  LaunchConfig launch;
+  launch.grid_override = config.grid;
+  launch.workgroup_override = config.workgroup_override;
+  launch.fixpoint_iterations = segment_fixpoint;
+  return launch;
+}
+
+LaunchConfig vyre_unsplit_launch(const RunConfig& config, const ir::Program&, std::uint32_t iterations) {
+  LaunchConfig launch;
+  launch.grid_override = config.grid;
+  launch.workgroup_override = config.workgroup_override;
+  launch.fixpoint_iterations = iterations;
+  return launch;
+}
+
+namespace {
+
+Profile make_vyre_0_7_2() {
+  Profile p;
+  p.name = "vyre-0.7.2";
+  p.description =
+      "the production planner of vyre-driver 0.7.2, bugs included (spec §6-§7; divergences §10; F1-F4 present)";
+
+  p.split.contains_fence = contains_grid_sync;
+  p.split.peel = peel_wrappers;
+  p.split.hoist = hoist_grid_sync_barriers;
+  p.split.cut = cut_at_fences;
+  p.split.free_name_order = sort_names;  // deterministic stand-in for 0.7.2's HashSet order (F4)
+  p.split.propagate_lets = propagate_lets;
+  p.split.rewrap = rewrap_segment;
+
+  p.table.scan = scan_segment_accesses;
+  p.table.first_writer = first_writer_per_buffer;
+  p.table.role = vyre_0_7_2_role;
+  p.table.input_names = vyre_input_names;
+  p.table.output_names = vyre_output_names;
+  p.table.check = [](const ir::Program&, const SplitPlan&) { return ir::Diagnostics{}; };
+
+  p.dispatch.seed_inputs = vyre_seed_inputs;
+  p.dispatch.gather_inputs = gather_inputs_by_name;
+  p.dispatch.refresh = refresh_named_outputs;
+  p.dispatch.schedule = [](std::uint32_t iterations) { return PassSchedule{iterations, 1}; };
+  p.dispatch.convergence = [] { return std::make_unique<FingerprintConvergence>(); };
+  p.dispatch.segment_launch = vyre_segment_launch;
+  p.dispatch.unsplit_launch = vyre_unsplit_launch;
+  p.dispatch.collect_final = [](const ir::Program&, const SplitPlan& plan, LiveMap& live, std::vector<Bytes>& outputs) {
+    return collect_final_named_outputs(plan.final_outputs, live, outputs);
+  };
+
+  p.megakernel = [](std::size_t waves, std::span<const WaveDependency> deps, BarrierScratch& scratch) {
+    return plan_megakernel_barriers_with_scratch(waves, deps, scratch);
+  };
+  return p;
+}
+
+// The registry. A later profile appends its factory here.
+const std::vector<Profile>& registry() {
+  static const std::vector<Profile> profiles = [] {
+    std::vector<Profile> all;
+    all.push_back(make_vyre_0_7_2());
+    return all;
+  }();
+  return profiles;
+}
+
+}  // namespace
+
+const Profile& vyre_0_7_2() { return registry().front(); }
+
+const Profile* find_profile(std::string_view name) {
+  for (const Profile& p : registry())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::vector<std::string_view> profile_names() {
+  std::vector<std::string_view> names;
+  for (const Profile& p : registry()) names.push_back(p.name);
+  return names;
+}
+
+}  // namespace gridcheck::planner

@@ -1,0 +1,128 @@
+#pragma once
+// A planner profile: the host split, the buffer-role table, the dispatch loop and the megakernel
+// planner as a composition of replaceable rules (DESIGN §4). Every member is a std::function that
+// defaults to one named step of vyre-driver 0.7.2; a profile is a value, so another profile or a
+// mutant is "copy vyre_0_7_2(), replace one member, rename":
+//
+//   Profile m1 = vyre_0_7_2();
+//   m1.name = "M1";
+//   m1.table.role = [](const RoleFacts& f) { ... };   // drop the accumulator row
+//
+// No member is ever null in a registered profile. Hooks must not throw.
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/diagnostic.hpp"
+#include "planner/buffer_scan.hpp"
+#include "planner/dispatch_types.hpp"
+#include "planner/fence_split.hpp"
+#include "planner/megakernel_barrier.hpp"
+#include "planner/role_rule.hpp"
+#include "planner/split_plan.hpp"
+
+namespace gridcheck::planner {
+
+/// Spec §6.2–§6.6: how a program becomes segment programs.
+struct SplitRules {
+  /// §6.2 routing: does a dispatch go through the split at all (deep search in 0.7.2)?
+  std::function<bool(const ir::Program&)> contains_fence;
+  /// §6.3
+  std::function<Peeled(const ir::Program&)> peel;
+  /// §6.4: may add nodes to `work`.
+  std::function<std::vector<ir::StmtId>(ir::Program& work, std::span<const ir::StmtId>)> hoist;
+  /// §6.5 step 3
+  std::function<std::vector<SegmentNodes>(const ir::Program& work, std::span<const ir::StmtId> hoisted)> cut;
+  /// §6.6 (F4: the order free names are resolved in)
+  NameOrder free_name_order;
+  std::function<void(const ir::Program& work, std::span<const ir::StmtId> hoisted, std::vector<SegmentNodes>&,
+                     const NameOrder&)>
+      propagate_lets;
+  /// §6.5 step 5
+  std::function<ir::Program(const ir::Program& source, const HostSplit&, const SegmentNodes&)> rewrap;
+};
+
+/// Spec §6.7: the per-segment buffer table.
+struct TableRules {
+  std::function<BufferAccessSet(const ir::Program& segment)> scan;
+  std::function<FirstWriterMap(std::span<const BufferAccessSet>)> first_writer;
+  RoleRule role;
+  /// Names the executor gets as inputs / returns as outputs, declaration order (consumes_input /
+  /// produces_output, workgroup memory skipped). Also applied to the source: caller inputs and
+  /// final outputs.
+  std::function<std::vector<std::string>(const ir::Program&)> input_names;
+  std::function<std::vector<std::string>(const ir::Program&)> output_names;
+  /// Refusals before anything runs (the sound profile's place); vyre 0.7.2 refuses nothing.
+  std::function<ir::Diagnostics(const ir::Program& source, const SplitPlan&)> check;
+};
+
+/// Spec §6.8: the dispatch loop over an Executor.
+struct DispatchRules {
+  /// Step 5: seeds segment inputs that have no bytes yet (zeros for backend-allocated buffers).
+  std::function<std::optional<ir::Diagnostic>(const ir::Program& source, const SplitPlan&, LiveMap&)> seed_inputs;
+  /// Step 8a: the inputs of segment k, in the executor's order.
+  std::function<std::optional<ir::Diagnostic>(const SplitPlan&, std::size_t segment, const LiveMap&,
+                                              std::vector<const Bytes*>& inputs)>
+      gather_inputs;
+  /// Step 8c: threads the executor's outputs back into the live map.
+  std::function<std::optional<ir::Diagnostic>(const SplitPlan&, std::size_t segment, std::vector<Bytes>& outputs,
+                                              LiveMap&)>
+      refresh;
+  /// Step 7/8: passes and per-segment fixpoint for the caller's iteration count.
+  std::function<PassSchedule(std::uint32_t iterations)> schedule;
+  /// Step 8: early exit (a fresh object per run).
+  std::function<std::unique_ptr<Convergence>()> convergence;
+  /// Step 7: the launch config of one segment (G1: the grid is the caller's explicit one or none).
+  std::function<LaunchConfig(const RunConfig&, const ir::Program& source, const PlannedSegment&,
+                             std::uint32_t segment_fixpoint)>
+      segment_launch;
+  /// Step 1: the launch config of a fence-free program dispatched unsplit.
+  std::function<LaunchConfig(const RunConfig&, const ir::Program& source, std::uint32_t iterations)> unsplit_launch;
+  /// Step 9: final reassembly into the caller's output slots, in plan.final_outputs order.
+  std::function<std::optional<ir::Diagnostic>(const ir::Program& source, const SplitPlan&, LiveMap&,
+                                              std::vector<Bytes>& outputs)>
+      collect_final;
+};
+
+/// Spec §7.1.
+using MegakernelPlanner = std::function<Expected<BarrierPlan, MegakernelError>(
+    std::size_t wave_count, std::span<const WaveDependency>, BarrierScratch&)>;
+
+struct Profile {
+  std::string name;
+  std::string description;
+  SplitRules split;
+  TableRules table;
+  DispatchRules dispatch;
+  MegakernelPlanner megakernel;
+};
+
+/// The production planner of vyre-driver 0.7.2, bugs included (spec §6–§7, §10).
+const Profile& vyre_0_7_2();
+
+/// A registered profile by name ("vyre-0.7.2"); nullptr when unknown.
+const Profile* find_profile(std::string_view name);
+/// Names of the registered profiles, in registration order.
+std::vector<std::string_view> profile_names();
+
+// ------------------------------------------------ vyre 0.7.2 steps not defined elsewhere
+
+/// `segment_input_names`: declaration order, not workgroup, ir::is_dispatch_input.
+std::vector<std::string> vyre_input_names(const ir::Program& program);
+/// `segment_output_names`: declaration order, not workgroup, ir::is_dispatch_output.
+std::vector<std::string> vyre_output_names(const ir::Program& program);
+/// `seed_backend_allocated_segment_inputs` (H6): every segment input name, in segment order, that
+/// has no live entry: undeclared in the source -> S005; not backend-allocated -> skipped (it fails
+/// later with S007); else zeros of the static length, or else output_byte_range.end, or S006.
+std::optional<ir::Diagnostic> vyre_seed_inputs(const ir::Program& source, const SplitPlan& plan, LiveMap& live);
+/// G1: grid_override = the caller's explicit grid (none without one), the caller's workgroup
+/// override, the given fixpoint.
+LaunchConfig vyre_segment_launch(const RunConfig& config, const ir::Program& source, const PlannedSegment& segment,
+                                 std::uint32_t segment_fixpoint);
+LaunchConfig vyre_unsplit_launch(const RunConfig& config, const ir::Program& source, std::uint32_t iterations);
+
+}  // namespace gridcheck::planner

@@ -1,0 +1,63 @@
+#include "planner/program_copy.hpp"
+
+namespace gridcheck::planner {
+
+ProgramCopier::ProgramCopier(const ir::Program& from, ir::Program& to)
+    : from_(from), to_(to), names_(from.name_count(), ir::kNoName) {}
+
+ir::NameId ProgramCopier::name(ir::NameId id) {
+  if (id == ir::kNoName) return ir::kNoName;
+  ir::NameId& slot = names_[ir::index_of(id)];
+  if (slot == ir::kNoName) slot = to_.intern(from_.name(id));
+  return slot;
+}
+
+ir::ExprId ProgramCopier::expr(ir::ExprId id) {
+  if (id == ir::kNoExpr) return ir::kNoExpr;
+  ir::Expr e = from_.expr(id);
+  for (ir::ExprId& operand : e.operands) operand = expr(operand);
+  switch (e.kind) {
+    case ir::ExprKind::Var:
+    case ir::ExprKind::Load:
+    case ir::ExprKind::BufLen:
+    case ir::ExprKind::Atomic: e.payload = ir::index_of(name(ir::NameId{e.payload})); break;
+    default: break;
+  }
+  return to_.add_expr(e, from_.loc(id));
+}
+
+ir::StmtId ProgramCopier::stmt(ir::StmtId id) {
+  ir::Stmt s = from_.stmt(id);
+  for (ir::NameId& n : s.names) n = name(n);
+  for (ir::ExprId& e : s.exprs) e = expr(e);
+  if (s.has_body()) {
+    s.body = list(s.body);
+    s.otherwise = list(s.otherwise);
+  }
+  return to_.add_stmt(s, from_.loc(id));
+}
+
+ir::StmtList ProgramCopier::list(std::span<const ir::StmtId> ids) {
+  std::vector<ir::StmtId> copied;
+  copied.reserve(ids.size());
+  for (ir::StmtId id : ids) copied.push_back(stmt(id));
+  return to_.add_list(copied);
+}
+
+ir::BufferDecl ProgramCopier::buffer(const ir::BufferDecl& decl) {
+  ir::BufferDecl copy = decl;
+  copy.name = name(decl.name);
+  return copy;
+}
+
+ir::Program program_from(const ir::Program& from, std::span<const ir::BufferDecl> buffers,
+                         std::span<const ir::StmtId> entry) {
+  ir::Program to;
+  to.set_workgroup_size(from.workgroup_size());
+  ProgramCopier copier(from, to);
+  for (const ir::BufferDecl& decl : buffers) to.add_buffer(copier.buffer(decl));
+  to.set_entry(copier.list(entry));
+  return to;
+}
+
+}  // namespace gridcheck::planner

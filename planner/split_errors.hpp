@@ -1,0 +1,40 @@
+#pragma once
+// The host split's error catalogue (spec §6.13) as user diagnostics. Codes are stable:
+//
+//   S001  a reservation (allocation) failed              S007  a segment input has no bytes
+//   S002  split accounting overflowed (unreachable)      S008  the executor returned the wrong output count
+//   S003  the split produced no segments                 S009  a final output was never produced
+//   S004  caller input count mismatch                    S010  fixpoint_iterations == 0
+//   S005  a seeded segment input is not declared         S011  a segment launch failed (executor error)
+//   S006  a seeded backend-allocated buffer has no size
+//   S101..S105  megakernel planner errors (megakernel_barrier.hpp)
+//
+// Each message is one lower-case sentence; the "Fix: ..." advice of vyre's message is a note.
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ir/diagnostic.hpp"
+#include "planner/executor.hpp"
+
+namespace gridcheck::planner::split_error {
+
+ir::Diagnostic reservation_failed(std::string_view what, std::string_view error);
+ir::Diagnostic accounting_overflow(std::string_view what);
+ir::Diagnostic no_segments();
+ir::Diagnostic input_count(std::size_t given, std::span<const std::string> expected_names);
+ir::Diagnostic seed_undeclared(std::string_view name);
+ir::Diagnostic seed_without_size(std::string_view name);
+ir::Diagnostic input_without_bytes(std::size_t segment, std::size_t segment_count, std::string_view name);
+ir::Diagnostic output_count(std::size_t segment, std::size_t segment_count, std::size_t produced, std::size_t expected);
+ir::Diagnostic final_output_missing(std::string_view name);
+ir::Diagnostic zero_fixpoint();
+/// S011. An InvalidProgram error gets the prefix "grid-sync split segment i of n dispatch failed: ";
+/// other errors pass their message through unchanged (spec §6.8 b). Segment indices are 0-based.
+ir::Diagnostic launch_failed(std::size_t segment, std::size_t segment_count, const LaunchError& error);
+/// S011 for the unsplit dispatch of a fence-free program (the error passes through unchanged).
+ir::Diagnostic unsplit_launch_failed(const LaunchError& error);
+
+}  // namespace gridcheck::planner::split_error
