@@ -177,6 +177,8 @@ class Program {
   const Expr& expr(ExprId id) const { GC_ASSERT(index_of(id) < exprs_.size()); return exprs_[index_of(id)]; }
   const Stmt& stmt(StmtId id) const { GC_ASSERT(index_of(id) < stmts_.size()); return stmts_[index_of(id)]; }
   std::span<const StmtId> list(StmtList l) const;
+  /// False when `l` does not lie inside the list pool (only hand-forged lists; the validator checks it).
+  bool is_valid_list(StmtList l) const { return std::size_t{l.first} + l.count <= list_pool_.size(); }
   SourceLoc loc(ExprId id) const { return expr_locs_[index_of(id)]; }
   SourceLoc loc(StmtId id) const { return stmt_locs_[index_of(id)]; }
   void set_loc(StmtId id, SourceLoc loc) { stmt_locs_[index_of(id)] = loc; }

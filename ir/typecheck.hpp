@@ -1,6 +1,7 @@
 #pragma once
 // Type inference for expressions (implemented with the validator; spec §2.5, §3.5 type rules).
 
+#include <optional>
 #include <vector>
 
 #include "ir/diagnostic.hpp"
@@ -18,5 +19,22 @@ struct TypeTable {
 /// Infers every reachable expression's type with scoping (spec §3.2). Fails with diagnostics on an
 /// undeclared variable or buffer, or on operand types the operator table rejects.
 Result<TypeTable> typecheck(const Program& p, std::string_view file = {});
+
+/// Type inference that always completes: the validator's entry point, so that one type error does not
+/// hide the type-dependent checks of unrelated statements. `known[i]` is false for an expression whose
+/// type could not be inferred (its `table` entry is then unspecified); `diagnostics` are typecheck's.
+struct PartialTypes {
+  /// What a diagnostic is about: an expression, or (an assignment) a statement.
+  struct Subject {
+    ExprId expr = kNoExpr;
+    std::optional<StmtId> stmt;
+  };
+  TypeTable table;
+  std::vector<bool> known;
+  Diagnostics diagnostics;
+  std::vector<Subject> subjects;  ///< parallel to `diagnostics`
+  bool has(ExprId id) const { return index_of(id) < known.size() && known[index_of(id)]; }
+};
+PartialTypes typecheck_partial(const Program& p, std::string_view file = {});
 
 }  // namespace gridcheck::ir

@@ -20,6 +20,12 @@ class TypeChecker {
  public:
   TypeChecker(const Program& p, std::string_view file) : p_(p), file_(file) {
     table_.expr_types.assign(p.expr_count(), ScalarType::U32);
+    known_.assign(p.expr_count(), false);
+  }
+
+  PartialTypes run_partial() {
+    check_list(p_.entry());
+    return PartialTypes{std::move(table_), std::move(known_), std::move(diags_), std::move(subjects_)};
   }
 
   Result<TypeTable> run() {
@@ -38,8 +44,13 @@ class TypeChecker {
     return std::nullopt;
   }
 
-  void error(const char* code, SourceLoc loc, std::string message) {
-    diags_.error(code, std::string(file_), loc, std::move(message));
+  void error(const char* code, ExprId id, std::string message) {
+    diags_.error(code, std::string(file_), p_.loc(id), std::move(message));
+    subjects_.push_back(PartialTypes::Subject{id, std::nullopt});
+  }
+  void error(const char* code, StmtId id, std::string message) {
+    diags_.error(code, std::string(file_), p_.loc(id), std::move(message));
+    subjects_.push_back(PartialTypes::Subject{kNoExpr, id});
   }
 
   void check_list(StmtList list) {
@@ -61,7 +72,7 @@ class TypeChecker {
         const auto declared = lookup(s.names[0]);
         // An assignment to an undeclared name is the validator's V120; only a type change is ours.
         if (t && declared && *t != *declared)
-          error(kAssignChangesType, p_.loc(id),
+          error(kAssignChangesType, id,
                 fmt::format("assignment would change the type of '{}' from {} to {}", p_.name(s.names[0]),
                             name_of(*declared), name_of(*t)));
         break;
@@ -89,12 +100,15 @@ class TypeChecker {
     }
   }
 
-  void set(ExprId id, ScalarType t) { table_.expr_types[index_of(id)] = t; }
+  void set(ExprId id, ScalarType t) {
+    table_.expr_types[index_of(id)] = t;
+    known_[index_of(id)] = true;
+  }
 
   std::optional<ScalarType> buffer_element(ExprId id, NameId buffer) {
     const BufferDecl* decl = p_.find_buffer(buffer);
     if (decl == nullptr) {
-      error(kUnknownBuffer, p_.loc(id), fmt::format("unknown buffer '{}'", p_.name(buffer)));
+      error(kUnknownBuffer, id, fmt::format("unknown buffer '{}'", p_.name(buffer)));
       return std::nullopt;
     }
     return decl->element;
@@ -111,7 +125,7 @@ class TypeChecker {
       case ExprKind::LitBool: t = e.literal_type(); break;
       case ExprKind::Var:
         t = lookup(e.var());
-        if (!t) error(kUndeclaredVariable, p_.loc(id), fmt::format("undeclared variable '{}'", p_.name(e.var())));
+        if (!t) error(kUndeclaredVariable, id, fmt::format("undeclared variable '{}'", p_.name(e.var())));
         break;
       case ExprKind::Load:
         infer(e.operands[0]);
@@ -132,7 +146,7 @@ class TypeChecker {
         if (x) {
           t = result_type(e.un_op(), *x);
           if (!t)
-            error(kOperatorRejectsType, p_.loc(id),
+            error(kOperatorRejectsType, id,
                   fmt::format("operator '{}' does not accept {}", info(e.un_op()).mnemonic, name_of(*x)));
         }
         break;
@@ -142,7 +156,7 @@ class TypeChecker {
         const auto a = infer(e.operands[1]);
         const auto b = infer(e.operands[2]);
         if (a && b && *a != *b)
-          error(kSelectArmsDiffer, p_.loc(id),
+          error(kSelectArmsDiffer, id,
                 fmt::format("select arms have different types, {} and {}", name_of(*a), name_of(*b)));
         else
           t = a;
@@ -160,7 +174,7 @@ class TypeChecker {
           all_known = all_known && x.has_value();
           all_f32 = all_f32 && x == ScalarType::F32;
         }
-        if (all_known && !all_f32) error(kFmaNotF32, p_.loc(id), "fma requires f32 operands");
+        if (all_known && !all_f32) error(kFmaNotF32, id, "fma requires f32 operands");
         if (all_f32) t = ScalarType::F32;
         break;
       }
@@ -182,25 +196,29 @@ class TypeChecker {
     const BinOpInfo& op = info(e.bin_op());
     const std::string_view spelling = op.infix.empty() ? op.mnemonic : op.infix;
     if (*l != *r) {
-      error(kOperandTypesDiffer, p_.loc(id),
+      error(kOperandTypesDiffer, id,
             fmt::format("operands of '{}' have different types, {} and {}", spelling, name_of(*l), name_of(*r)));
       return std::nullopt;
     }
     const auto t = result_type(e.bin_op(), *l);
     if (!t)
-      error(kOperatorRejectsType, p_.loc(id), fmt::format("operator '{}' does not accept {}", spelling, name_of(*l)));
+      error(kOperatorRejectsType, id, fmt::format("operator '{}' does not accept {}", spelling, name_of(*l)));
     return t;
   }
 
   const Program& p_;
   std::string_view file_;
   TypeTable table_;
+  std::vector<bool> known_;
   Diagnostics diags_;
+  std::vector<PartialTypes::Subject> subjects_;
   std::vector<Scope> scopes_;
 };
 
 }  // namespace
 
 Result<TypeTable> typecheck(const Program& p, std::string_view file) { return TypeChecker(p, file).run(); }
+
+PartialTypes typecheck_partial(const Program& p, std::string_view file) { return TypeChecker(p, file).run_partial(); }
 
 }  // namespace gridcheck::ir

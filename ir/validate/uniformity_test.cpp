@@ -1,0 +1,166 @@
+// Barrier and uniformity rules: V010, V043, V055 (vyre's analysis) and G001-G003 (ours), each with a
+// silent twin. Builder-made IR.
+#include <gtest/gtest.h>
+
+#include "ir/builder.hpp"
+#include "ir/validate/test_support.hpp"
+
+namespace gridcheck::ir {
+namespace {
+
+using testing::reports;
+using testing::silent;
+
+TEST(Validate_Barriers, BarrierUnderInvocationDependentIfIsV010) {
+  Builder b({64, 1, 1});
+  EXPECT_TRUE(reports(b.wrapped({b.if_(b.lid() == b.u32(0), {b.barrier()})}), {"V010"}));
+  EXPECT_TRUE(reports(b.wrapped({b.if_(b.gid() == b.u32(0), {}, {b.block({b.barrier()})})}), {"V010"}));
+}
+
+TEST(Validate_Barriers, EveryLoadIsDivergentForV010) {
+  Builder b({64, 1, 1});
+  Buf flag = b.read("flag", 0, ScalarType::U32, 1);
+  EXPECT_TRUE(reports(b.wrapped({b.if_(b.load(flag, b.u32(0)) == b.u32(1), {b.barrier()})}), {"V010"}));
+  EXPECT_TRUE(reports(b.wrapped({b.loop("i", b.u32(0), b.load(flag, b.u32(0)), {b.barrier()})}), {"V010"}));
+}
+
+TEST(Validate_Barriers, DivergenceFlowsThroughLetsAndLoopVariables) {
+  Builder b({64, 1, 1});
+  EXPECT_TRUE(reports(b.wrapped({b.let("x", b.lid() * b.u32(2)), b.if_(b.var("x") > b.u32(3), {b.barrier()})}),
+                      {"V010"}));
+  // A loop variable of non-uniform bounds is non-uniform.
+  EXPECT_TRUE(reports(b.wrapped({b.loop("i", b.u32(0), b.lid(), {}),
+                                 b.loop("j", b.lid(), b.u32(8), {b.if_(b.var("j") == b.u32(3), {b.ret()})}),
+                                 b.loop("k", b.u32(0), b.u32(4),
+                                        {b.loop("m", b.var("k"), b.u32(4), {b.barrier()})})}),
+                      {}));
+  EXPECT_TRUE(reports(b.wrapped({b.loop("j", b.lid(), b.u32(8), {b.if_(b.var("j") == b.u32(3), {b.barrier()})})}),
+                      {"V010"}));
+}
+
+TEST(Validate_Barriers, UniformControlFlowIsSilent) {
+  Builder b({64, 1, 1});
+  Buf a = b.read("a", 0, ScalarType::U32, 64);
+  EXPECT_TRUE(silent(b.wrapped({
+      b.let("n", b.buf_len(a) / b.u32(2)),
+      b.if_(b.wgid() == b.u32(0), {b.barrier()}),  // workgroup-uniform: vyre accepts it
+      b.if_(b.num_workgroups() > b.workgroup_size(), {b.barrier(MemoryOrdering::Acquire)}),
+      b.loop("i", b.u32(0), b.var("n"), {b.barrier(MemoryOrdering::Release)}),
+      b.let("acc", b.u32(0)),
+      b.loop("j", b.u32(0), b.u32(4), {b.assign("acc", b.var("acc") + b.var("j")),
+                                       b.if_(b.var("acc") > b.u32(2), {b.barrier(MemoryOrdering::AcqRel)})}),
+  })));
+}
+
+TEST(Validate_Barriers, RelaxedBarrierIsV043) {
+  Builder b;
+  EXPECT_TRUE(reports(b.wrapped({b.barrier(MemoryOrdering::Relaxed)}), {"V043"}));
+  EXPECT_TRUE(silent(b.wrapped({b.barrier(MemoryOrdering::SeqCst)})));
+}
+
+TEST(Validate_Barriers, AssignmentUnderDivergentFlowIsG003NotV010) {
+  // vyre's V010 only clears a local's uniformity when the assigned value is divergent; here the value
+  // is a literal but only some invocations assign it.
+  Builder b({64, 1, 1});
+  Program p = b.wrapped({b.let("x", b.u32(0)), b.if_(b.lid() == b.u32(0), {b.assign("x", b.u32(1))}),
+                         b.if_(b.var("x") == b.u32(0), {b.barrier()})});
+  EXPECT_TRUE(reports(p, {"G003"}));
+  Builder twin({64, 1, 1});  // the same assignment under uniform control flow
+  EXPECT_TRUE(silent(twin.wrapped({twin.let("x", twin.u32(0)),
+                                   twin.if_(twin.wgid() == twin.u32(0), {twin.assign("x", twin.u32(1))}),
+                                   twin.if_(twin.var("x") == twin.u32(0), {twin.barrier()})})));
+}
+
+TEST(Validate_Barriers, LoopCarriedDivergenceIsG003) {
+  // vyre walks the loop body once, so the barrier's condition still looks uniform; the second
+  // iteration sees x = local id.
+  Builder b({64, 1, 1});
+  Program p = b.wrapped({b.let("x", b.u32(0)),
+                         b.loop("i", b.u32(0), b.u32(4),
+                                {b.if_(b.var("x") == b.u32(0), {b.barrier()}), b.assign("x", b.lid())})});
+  EXPECT_TRUE(reports(p, {"G003"}));
+}
+
+TEST(Validate_Barriers, VyreV010ClearsUniformityOnADivergentAssignment) {
+  Builder b({64, 1, 1});
+  EXPECT_TRUE(reports(b.wrapped({b.let("x", b.u32(0)), b.assign("x", b.gid()),
+                                 b.if_(b.var("x") == b.u32(0), {b.barrier()})}),
+                      {"V010"}));
+}
+
+TEST(Validate_GridSync, TopLevelFencesAreSilent) {
+  Builder b({4, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, 4);
+  EXPECT_TRUE(silent(b.wrapped({b.region("a", {b.store(out, b.u32(0), b.u32(0xAA))}), b.grid_sync(),
+                            b.region("b", {b.block({b.grid_sync()}), b.store(out, b.u32(2), b.u32(0xBB))})})));
+}
+
+TEST(Validate_GridSync, FenceUnderGridUniformControlIsOnlyG001) {
+  // Spec §10 G5: valid in vyre 0.7.2.
+  Builder b({4, 1, 1});
+  Buf a = b.read("a", 0, ScalarType::U32, 4);
+  Program p = b.wrapped({b.loop("i", b.u32(0), b.u32(2), {b.grid_sync()}),
+                         b.if_(b.buf_len(a) > b.u32(0), {b.block({b.grid_sync()})})});
+  EXPECT_TRUE(reports(p, {"G001", "G001"}));
+  EXPECT_TRUE(is_valid(p));
+}
+
+TEST(Validate_GridSync, FenceUnderWorkgroupIdControlIsG002) {
+  // Spec §10 G6: vyre's V010 accepts it, the grid diverges.
+  Builder b({4, 1, 1});
+  EXPECT_TRUE(reports(b.wrapped({b.if_(b.wgid() == b.u32(0), {b.grid_sync()})}), {"G002"}));
+  EXPECT_TRUE(reports(b.wrapped({b.let("w", b.wgid() + b.u32(1)), b.loop("i", b.u32(0), b.var("w"), {b.grid_sync()})}),
+                      {"G002"}));
+  // An ordinary barrier under the same condition is fine: it only spans the workgroup.
+  EXPECT_TRUE(silent(b.wrapped({b.if_(b.wgid() == b.u32(0), {b.barrier()})})));
+}
+
+TEST(Validate_GridSync, FenceUnderInvocationDependentControlIsV010) {
+  Builder b({4, 1, 1});
+  EXPECT_TRUE(reports(b.wrapped({b.if_(b.gid() == b.u32(0), {b.grid_sync()})}), {"V010"}));
+}
+
+TEST(Validate_BackEdge, ReturnAfterTheLastBarrierOfALoopIsV055) {
+  Builder b({64, 1, 1});
+  Program p = b.wrapped({b.loop("i", b.u32(0), b.u32(4),
+                                {b.barrier(), b.if_(b.lid() == b.u32(3), {b.ret()})})});
+  EXPECT_TRUE(reports(p, {"V055"}));
+  // Blocks are spliced into the straight line: the barrier inside the block still counts.
+  Program spliced = b.wrapped({b.loop("i", b.u32(0), b.u32(4),
+                                      {b.block({b.if_(b.lid() == b.u32(3), {b.ret()})}), b.block({b.barrier()})})});
+  EXPECT_TRUE(silent(spliced));
+}
+
+TEST(Validate_BackEdge, ConditionalBarrierAfterTheExitDoesNotOrderIt) {
+  Builder b({64, 1, 1});
+  Program p = b.wrapped({b.loop("i", b.u32(0), b.u32(4),
+                                {b.barrier(), b.if_(b.gid() == b.u32(1), {b.ret()}),
+                                 b.if_(b.wgid() == b.u32(0), {b.barrier()})})});
+  EXPECT_TRUE(reports(p, {"V055"}));
+}
+
+TEST(Validate_BackEdge, BarrierSettledUniformExitIsTheCarveOut) {
+  Builder b({64, 1, 1});
+  Buf flag = b.read_write("flag", 0, ScalarType::U32, 1);
+  // Exit guarded by a load at a uniform index right after an acquiring barrier: collective.
+  EXPECT_TRUE(silent(b.wrapped({b.loop("i", b.u32(0), b.u32(4),
+                                       {b.barrier(), b.if_(b.load(flag, b.u32(0)) == b.u32(0), {b.ret()})})})));
+  // A write between the barrier and the guard invalidates the proof.
+  EXPECT_TRUE(reports(b.wrapped({b.loop("i", b.u32(0), b.u32(4),
+                                        {b.barrier(), b.store(flag, b.u32(0), b.u32(1)),
+                                         b.if_(b.load(flag, b.u32(0)) == b.u32(0), {b.ret()})})}),
+                      {"V055"}));
+  // A release-only barrier does not settle loads.
+  EXPECT_TRUE(reports(b.wrapped({b.loop("i", b.u32(0), b.u32(4),
+                                        {b.barrier(MemoryOrdering::Release),
+                                         b.if_(b.load(flag, b.u32(0)) == b.u32(0), {b.ret()})})}),
+                      {"V055"}));
+}
+
+TEST(Validate_BackEdge, LoopWithoutBarrierMayReturnFreely) {
+  Builder b({64, 1, 1});
+  EXPECT_TRUE(silent(b.wrapped({b.loop("i", b.u32(0), b.u32(4), {b.if_(b.lid() == b.var("i"), {b.ret()})})})));
+}
+
+}  // namespace
+}  // namespace gridcheck::ir
