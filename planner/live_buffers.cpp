@@ -79,4 +79,19 @@ std::optional<ir::Diagnostic> collect_final_named_outputs(std::span<const std::s
   return std::nullopt;
 }
 
+void legacy_refresh_readwrite_inputs(const ir::Program& segment, std::vector<Bytes>& outputs,
+                                     std::span<LiveBuffer> inputs) {
+  std::size_t input_idx = 0;
+  std::size_t output_idx = 0;
+  for (const ir::BufferDecl& buffer : segment.buffers()) {
+    if (buffer.access == ir::BufferAccess::Workgroup) continue;
+    const bool is_readwrite = buffer.access == ir::BufferAccess::ReadWrite;
+    if (is_readwrite && !buffer.is_output && input_idx < inputs.size() && output_idx < outputs.size())
+      inputs[input_idx].refresh_from_output(outputs[output_idx]);
+    if (!buffer.is_output) ++input_idx;
+    if (is_readwrite) ++output_idx;
+  }
+  for (Bytes& output : outputs) output.clear();
+}
+
 }  // namespace gridcheck::planner

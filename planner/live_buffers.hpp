@@ -68,4 +68,12 @@ std::optional<ir::Diagnostic> collect_final_named_outputs(std::span<const std::s
 /// copies each result into the existing slot's allocation (reusing its capacity).
 void replace_output_buffers_preserving_slots(std::vector<Bytes>& final_outputs, std::vector<Bytes>& outputs);
 
+/// vyre `refresh_readwrite_inputs`: the legacy positional refresh (the v0 threading scheme, H0).
+/// Dead code in 0.7.2 (spec §6.10); kept for its seed test and for mutants that restore H0. Walks
+/// the segment table: the input cursor advances on every non-workgroup non-output buffer, the
+/// output cursor on every read_write buffer; a read_write non-output buffer refreshes its input
+/// slot from its output slot. Every output slot is cleared afterwards.
+void legacy_refresh_readwrite_inputs(const ir::Program& segment, std::vector<Bytes>& outputs,
+                                     std::span<LiveBuffer> inputs);
+
 }  // namespace gridcheck::planner

@@ -48,7 +48,8 @@ SplitRun dispatch_unsplit(const Profile& profile, const ir::Program& program, st
   run.launches.push_back(LaunchRecord{0, LaunchRecord::kUnsplit, launch});
   run.passes = 1;
   if (std::optional<LaunchError> error = executor.launch(program, pointers, launch, outputs)) {
-    fail(run, split_error::unsplit_launch_failed(*error), std::nullopt, 0, std::move(error));
+    ir::Diagnostic diagnostic = split_error::unsplit_launch_failed(*error);
+    fail(run, std::move(diagnostic), std::nullopt, 0, std::move(error));
     return run;
   }
   if (outputs.size() != run.output_names.size())
@@ -107,7 +108,8 @@ SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const
       const LaunchConfig launch = rules.segment_launch(config, program, segment, schedule.segment_fixpoint);
       run.launches.push_back(LaunchRecord{pass, k, launch});
       if (std::optional<LaunchError> error = executor.launch(segment.program, segment_inputs, launch, slots)) {
-        fail(run, split_error::launch_failed(k, plan.segments.size(), *error), k, pass, std::move(error));
+        ir::Diagnostic diagnostic = split_error::launch_failed(k, plan.segments.size(), *error);
+        fail(run, std::move(diagnostic), k, pass, std::move(error));
         return run;
       }
       if (auto error = rules.refresh(plan, k, slots, live)) {
