@@ -35,6 +35,9 @@ inline const Diagnostic* find_code(const Diagnostics& ds, std::string_view code)
 inline ::testing::AssertionResult reports(const Program& p, std::vector<std::string> expected,
                                           const ValidateOptions& options = {}) {
   const Diagnostics ds = validate(p, {}, options);
+  for (const Diagnostic& d : ds)
+    if (find_validation_rule(d.code) == nullptr)
+      return ::testing::AssertionFailure() << "code " << d.code << " is not in the rule table";
   if (codes_of(ds) == expected) return ::testing::AssertionSuccess();
   std::string want;
   for (const auto& c : expected) want += c + " ";

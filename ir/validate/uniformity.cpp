@@ -223,6 +223,13 @@ class UniformityChecker {
     NameId name;
     std::uint8_t level;  ///< ours
     bool vyre_uniform;   ///< vyre's workgroup uniformity
+    std::optional<StmtId> raised_by = std::nullopt;  ///< the assignment that last raised `level`
+  };
+
+  /// Our level of an expression, and the assignment that raised it, when a local's was.
+  struct LevelInfo {
+    std::uint8_t level = kGridUniform;
+    std::optional<StmtId> via;
   };
 
   /// The control context of a statement.
@@ -233,6 +240,7 @@ class UniformityChecker {
     std::optional<StmtId> vyre_cause;   ///< outermost if/loop that made vyre_divergent true
     std::optional<StmtId> group_cause;  ///< outermost if/loop whose level is >= kPerWorkgroup
     std::optional<StmtId> lane_cause;   ///< outermost if/loop whose level is kPerInvocation
+    std::optional<StmtId> lane_via;     ///< the assignment that made lane_cause's condition divergent
   };
 
   Binding* lookup(NameId name) {
@@ -241,7 +249,7 @@ class UniformityChecker {
     return nullptr;
   }
 
-  std::uint8_t level(ExprId id) {
+  LevelInfo level(ExprId id) {
     const Expr& e = p_.expr(id);
     switch (e.kind) {
       case ExprKind::LitU32:
@@ -250,28 +258,32 @@ class UniformityChecker {
       case ExprKind::LitBool:
       case ExprKind::BufLen:
       case ExprKind::NumWorkgroups:
-      case ExprKind::WorkgroupSize: return kGridUniform;
-      case ExprKind::WorkgroupId: return kPerWorkgroup;
+      case ExprKind::WorkgroupSize: return {kGridUniform, std::nullopt};
+      case ExprKind::WorkgroupId: return {kPerWorkgroup, std::nullopt};
       case ExprKind::InvocationId:
       case ExprKind::LocalId:
       case ExprKind::Load:
-      case ExprKind::Atomic: return kPerInvocation;
+      case ExprKind::Atomic: return {kPerInvocation, std::nullopt};
       case ExprKind::Var: {
         const Binding* b = lookup(e.var());
-        return b ? b->level : std::uint8_t{kPerInvocation};
+        if (b == nullptr) return {kPerInvocation, std::nullopt};
+        return {b->level, b->raised_by};
       }
       case ExprKind::Binary:
       case ExprKind::Unary:
       case ExprKind::Select:
       case ExprKind::Cast:
       case ExprKind::Fma: {
-        std::uint8_t result = kGridUniform;
-        for (ExprId operand : e.operands)
-          if (operand != kNoExpr) result = std::max(result, level(operand));
+        LevelInfo result;
+        for (ExprId operand : e.operands) {
+          if (operand == kNoExpr) continue;
+          const LevelInfo x = level(operand);
+          if (x.level > result.level || (x.level == result.level && !result.via && x.via)) result = x;
+        }
         return result;
       }
     }
-    return kPerInvocation;
+    return {kPerInvocation, std::nullopt};
   }
 
   bool vyre_uniform(ExprId id) {
@@ -306,7 +318,8 @@ class UniformityChecker {
   }
 
   /// The context of the body of `control` (an if or loop) whose condition/bounds have `lvl` / `uniform`.
-  static Ctx enter(const Ctx& outer, StmtId control, std::uint8_t lvl, bool uniform) {
+  static Ctx enter(const Ctx& outer, StmtId control, LevelInfo info, bool uniform) {
+    const std::uint8_t lvl = info.level;
     Ctx c = outer;
     c.nested = true;
     if (!outer.vyre_divergent && !uniform) {
@@ -314,7 +327,10 @@ class UniformityChecker {
       c.vyre_cause = control;
     }
     if (outer.level < kPerWorkgroup && lvl >= kPerWorkgroup) c.group_cause = control;
-    if (outer.level < kPerInvocation && lvl >= kPerInvocation) c.lane_cause = control;
+    if (outer.level < kPerInvocation && lvl >= kPerInvocation) {
+      c.lane_cause = control;
+      c.lane_via = info.via;
+    }
     c.level = std::max(outer.level, lvl);
     return c;
   }
@@ -329,12 +345,18 @@ class UniformityChecker {
   void visit(StmtId id, const Ctx& ctx, bool emit) {
     const Stmt& s = p_.stmt(id);
     switch (s.kind) {
-      case StmtKind::Let: scope_.push_back(Binding{s.names[0], level(s.exprs[0]), vyre_uniform(s.exprs[0])}); break;
+      case StmtKind::Let: {
+        const LevelInfo value = level(s.exprs[0]);
+        scope_.push_back(Binding{s.names[0], value.level, vyre_uniform(s.exprs[0]), value.via});
+        break;
+      }
       case StmtKind::Assign:
         if (Binding* b = lookup(s.names[0])) {
-          const std::uint8_t value_level = level(s.exprs[0]);
+          const std::uint8_t value_level = level(s.exprs[0]).level;
           const bool value_uniform = vyre_uniform(s.exprs[0]);
-          b->level = std::max({b->level, value_level, ctx.level});
+          const std::uint8_t raised = std::max({b->level, value_level, ctx.level});
+          if (raised > b->level) b->raised_by = id;
+          b->level = raised;
           b->vyre_uniform = b->vyre_uniform && value_uniform;
         }
         break;
@@ -355,10 +377,12 @@ class UniformityChecker {
   }
 
   void visit_loop(StmtId id, const Stmt& s, const Ctx& ctx, bool emit) {
-    const std::uint8_t bounds_level = std::max(level(s.exprs[0]), level(s.exprs[1]));
+    const LevelInfo from = level(s.exprs[0]);
+    const LevelInfo to = level(s.exprs[1]);
+    const LevelInfo bounds = to.level > from.level || (to.level == from.level && !from.via) ? to : from;
     const bool bounds_uniform = vyre_uniform(s.exprs[0]) && vyre_uniform(s.exprs[1]);
-    const Ctx inner = enter(ctx, id, bounds_level, bounds_uniform);
-    const Binding var{s.names[0], std::max(bounds_level, ctx.level), bounds_uniform && !ctx.vyre_divergent};
+    const Ctx inner = enter(ctx, id, bounds, bounds_uniform);
+    const Binding var{s.names[0], std::max(bounds.level, ctx.level), bounds_uniform && !ctx.vyre_divergent, bounds.via};
     if (emit) check_back_edge(id, s, var);
     // Ours: iterate the body until loop-carried assignments stop raising levels. vyre's flags are
     // restored after each silent pass, so the final pass sees them as vyre's single pass does.
@@ -395,6 +419,7 @@ class UniformityChecker {
                            "assigned under divergent control flow or in an earlier iteration",
                            what));
       sink_.note(*ctx.lane_cause, "this condition or bound varies within a workgroup");
+      if (ctx.lane_via) sink_.note(*ctx.lane_via, "because of this assignment");
       return;
     }
     if (ordering != MemoryOrdering::GridSync) return;

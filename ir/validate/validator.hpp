@@ -9,8 +9,8 @@
 //
 // Diagnostics carry the node's SourceLoc when it has one (IR parsed from text). A diagnostic about
 // IR built in C++ (no locations) gets a note naming the statement's path from the entry, for example
-// `at entry[0].body[2].then[0] (barrier grid_sync)`; `validate_printed` additionally gives such IR
-// line:col positions in its printed form.
+// `at entry[0].body[2].then[0] (barrier grid_sync)`; `validate_printed` instead gives such IR the
+// line:col positions of its printed form.
 
 #include <span>
 #include <string>
@@ -36,6 +36,17 @@ Diagnostics validate(const Program& p, std::string_view file = {}, const Validat
 
 /// True when `validate` reports no error (warnings allowed).
 bool is_valid(const Program& p, const ValidateOptions& options = {});
+
+/// Validates IR built in C++ against its printed form (style lesson 3): prints `p` with
+/// `print_with_locations`, gives every node and buffer the line:col it has in that text, and validates.
+/// `render(result.diagnostics, result.text)` then shows carets. A program too malformed to print (G007,
+/// G008) gets its phase-1 diagnostics, located by statement path, and an empty `text`.
+struct PrintedValidation {
+  std::string text;
+  Diagnostics diagnostics;
+};
+PrintedValidation validate_printed(const Program& p, std::string_view file = "<printed>",
+                                   const ValidateOptions& options = {});
 
 /// One row of the rule table (docs/validation.md lists the same rows with examples).
 struct ValidationRule {
