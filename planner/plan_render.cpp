@@ -25,7 +25,10 @@ std::string indent(std::string_view text, std::string_view prefix) {
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    out += std::string(prefix) + std::string(text.substr(start, end - start)) + "\n";
+    const std::string_view line = text.substr(start, end - start);
+    if (!line.empty()) out += prefix;
+    out += line;
+    out += '\n';
     start = end + 1;
   }
   return out;

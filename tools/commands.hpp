@@ -11,5 +11,6 @@ using CommandRegistrar = void (*)(CLI::App& root, int& exit_code);
 // One line per subcommand; main.cpp lists them in --help order.
 void register_fmt(CLI::App& root, int& exit_code);
 void register_validate(CLI::App& root, int& exit_code);
+void register_plan(CLI::App& root, int& exit_code);
 
 }  // namespace gridcheck::tools
