@@ -49,9 +49,9 @@ constexpr std::array<BinOpInfo, kBinOpCount> kBinOps = {{
 }};
 
 constexpr std::array<UnOpInfo, kUnOpCount> kUnOps = {{
-    {UnOp::Negate,      "negate",       kInts | kF32,  R::SameAsOperand, kExact},
-    {UnOp::BitNot,      "bit_not",      kInts,         R::SameAsOperand, kExact},
-    {UnOp::LogicalNot,  "not",          kInts | kBool, R::Bool, kExact},
+    {UnOp::Negate,      "negate",       kInts | kF32,  R::SameAsOperand, kExact, "-"},
+    {UnOp::BitNot,      "bit_not",      kInts,         R::SameAsOperand, kExact, "~"},
+    {UnOp::LogicalNot,  "not",          kInts | kBool, R::Bool, kExact, "!"},
     {UnOp::Popcount,    "popcount",     kInts,         R::SameAsOperand, kExact},
     {UnOp::Clz,         "clz",          kInts,         R::SameAsOperand, kExact},
     {UnOp::Ctz,         "ctz",          kInts,         R::SameAsOperand, kExact},
@@ -155,6 +155,11 @@ std::optional<BinOp> bin_op_from_infix(std::string_view symbol) {
 std::optional<UnOp> un_op_from_mnemonic(std::string_view mnemonic) {
   for (const auto& row : kUnOps)
     if (row.mnemonic == mnemonic) return row.op;
+  return std::nullopt;
+}
+std::optional<UnOp> un_op_from_prefix(std::string_view symbol) {
+  for (const auto& row : kUnOps)
+    if (!row.prefix.empty() && row.prefix == symbol) return row.op;
   return std::nullopt;
 }
 std::optional<AtomicOp> atomic_op_from_mnemonic(std::string_view mnemonic) {

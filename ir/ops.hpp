@@ -74,6 +74,7 @@ struct UnOpInfo {
   TypeMask operands;
   ResultRule result;
   F32Precision f32;
+  std::string_view prefix = {};  ///< prefix spelling ("-", "!", "~"); empty when the operator prints as a call
 };
 
 struct AtomicOpInfo {
@@ -101,6 +102,7 @@ std::span<const CollectiveOpInfo> all_collective_ops();
 std::optional<BinOp> bin_op_from_mnemonic(std::string_view mnemonic);
 std::optional<BinOp> bin_op_from_infix(std::string_view symbol);
 std::optional<UnOp> un_op_from_mnemonic(std::string_view mnemonic);
+std::optional<UnOp> un_op_from_prefix(std::string_view symbol);
 std::optional<AtomicOp> atomic_op_from_mnemonic(std::string_view mnemonic);
 std::optional<CollectiveOp> collective_op_from_mnemonic(std::string_view mnemonic);
 
