@@ -1,0 +1,572 @@
+// The pre-pass from IR to the register code of compiled_program.hpp.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "interp/compiled_program.hpp"
+#include "ir/scalar_semantics.hpp"
+#include "ir/walk.hpp"
+
+namespace gridcheck::interp {
+namespace {
+
+using ir::BinOp;
+using ir::ExprKind;
+using ir::ScalarType;
+using ir::StmtKind;
+
+// Refusal codes of the compiler (engineering.md: R = run-time / interpreter).
+constexpr const char* kUnsupported = "R001";
+constexpr const char* kStoreToReadOnly = "R002";
+constexpr const char* kBadAtomic = "R003";
+constexpr const char* kF32Index = "R004";
+constexpr const char* kAssignLoopVariable = "R005";
+constexpr const char* kRelaxedBarrier = "R006";
+constexpr const char* kUnknownName = "R007";
+
+std::string_view stmt_word(StmtKind kind) {
+  switch (kind) {
+    case StmtKind::AllReduce: return "all_reduce";
+    case StmtKind::Broadcast: return "broadcast";
+    case StmtKind::AllGather: return "all_gather";
+    case StmtKind::ReduceScatter: return "reduce_scatter";
+    case StmtKind::AsyncLoad: return "async_load";
+    case StmtKind::AsyncStore: return "async_store";
+    case StmtKind::AsyncWait: return "async_wait";
+    case StmtKind::IndirectDispatch: return "indirect_dispatch";
+    case StmtKind::Opaque: return "opaque";
+    default: return "statement";
+  }
+}
+
+class Compiler {
+ public:
+  Compiler(const ir::Program& p, const ir::TypeTable& types, std::string_view file)
+      : p_(p), types_(types), file_(file) {}
+
+  ir::Result<CompiledProgram> run() {
+    out_.workgroup_size = p_.workgroup_size();
+    layout_buffers();
+    assign_slots();
+    const auto entry = p_.entry_stmts();
+    for (std::size_t i = 0; i < entry.size(); ++i) compile_stmt(entry[i], fmt::format("entry[{}]", i));
+    origin_ = Origin{Site{{}, "end", "end of program"}, true, 0, 0};
+    emit({Op::Return});
+    out_.frame_words = temp_base_ + temp_max_;
+    if (diags_.has_errors()) return std::move(diags_);
+    return std::move(out_);
+  }
+
+ private:
+  // ------------------------------------------------------------------------------- layout
+
+  void layout_buffers() {
+    std::uint32_t storage = 0;
+    for (const ir::BufferDecl& d : p_.buffers()) {
+      CompiledBuffer b;
+      b.name = std::string(p_.name(d.name));
+      b.element = d.element;
+      b.access = d.access;
+      b.workgroup = d.access == ir::BufferAccess::Workgroup;
+      b.declared_count = d.count;
+      if (b.workgroup) {
+        b.workgroup_offset = out_.workgroup_words;
+        out_.workgroup_words += d.count;
+      } else {
+        b.storage_index = storage++;
+      }
+      out_.buffers.push_back(std::move(b));
+    }
+    out_.storage_buffer_count = storage;
+  }
+
+  /// Constants, buf_len slots and locals get fixed slots before code generation, so that the
+  /// temporaries can start right after them.
+  void assign_slots() {
+    std::uint32_t next = kFirstConstSlot;
+    ir::for_each_expr_in(p_, p_.entry(), [&](ir::ExprId id) {
+      const ir::Expr& e = p_.expr(id);
+      if (e.is_literal()) {
+        const std::uint32_t word = ir::literal_word(e.literal_type(), e.payload);
+        if (const_slot_.emplace(word, next).second) {
+          out_.literal_values.push_back(word);
+          ++next;
+        }
+      }
+    });
+    buf_len_slot_.assign(p_.buffers().size(), 0);
+    ir::for_each_expr_in(p_, p_.entry(), [&](ir::ExprId id) {
+      const ir::Expr& e = p_.expr(id);
+      if (e.kind != ExprKind::BufLen) return;
+      const auto index = p_.buffer_index(e.buffer());
+      if (!index || buf_len_slot_[*index] != 0) return;
+      buf_len_slot_[*index] = next;
+      out_.buf_len_slots.push_back({next, static_cast<std::uint32_t>(*index)});
+      ++next;
+    });
+    next_local_ = next;
+    std::uint32_t locals = 0;
+    ir::for_each_stmt(p_, p_.entry(), [&](ir::StmtId id) {
+      const StmtKind k = p_.stmt(id).kind;
+      if (k == StmtKind::Let) locals += 1;
+      if (k == StmtKind::Loop) locals += 2;
+    });
+    temp_base_ = next + locals;
+  }
+
+  // ---------------------------------------------------------------------------- utilities
+
+  void refuse(const char* code, ir::SourceLoc loc, const std::string& path, std::string message) {
+    auto& d = diags_.error(code, std::string(file_), loc, std::move(message));
+    if (!loc.known()) d.notes.push_back(ir::Diagnostic{ir::Severity::Note, {}, std::string(file_), {}, "at " + path, {}});
+  }
+
+  std::uint32_t emit(Instr in) {
+    out_.code.push_back(in);
+    out_.origins.push_back(origin_);
+    return static_cast<std::uint32_t>(out_.code.size() - 1);
+  }
+  std::uint32_t here() const { return static_cast<std::uint32_t>(out_.code.size()); }
+
+  std::uint32_t temp() {
+    const std::uint32_t t = temp_base_ + temp_next_++;
+    temp_max_ = std::max(temp_max_, temp_next_);
+    return t;
+  }
+  std::uint32_t new_local() { return next_local_++; }
+
+  struct Binding {
+    ir::NameId name;
+    std::uint32_t slot;
+    bool loop_variable;
+  };
+  const Binding* lookup(ir::NameId name) const {
+    for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
+      if (it->name == name) return &*it;
+    return nullptr;
+  }
+
+  ScalarType type_of(ir::ExprId id) const { return types_[id]; }
+
+  void set_origin_stmt(ir::StmtId id, const std::string& path, std::string what) {
+    origin_ = Origin{Site{p_.loc(id), path, std::move(what)}, true, ir::index_of(id), 0};
+  }
+  void set_origin_expr(ir::ExprId id, std::string what) {
+    const ir::SourceLoc loc = p_.loc(id).known() ? p_.loc(id) : stmt_loc_;
+    origin_ = Origin{Site{loc, stmt_path_, std::move(what)}, false, ir::index_of(id), 0};
+  }
+
+  /// 1 = holds a workgroup barrier (no grid_sync), 2 = holds a grid_sync, 0 = neither.
+  int barrier_scope(ir::StmtList list) const {
+    int scope = 0;
+    ir::for_each_stmt(p_, list, [&](ir::StmtId id) {
+      const ir::Stmt& s = p_.stmt(id);
+      if (s.kind == StmtKind::Barrier) scope = std::max(scope, s.is_fence() ? 2 : 1);
+    });
+    return scope;
+  }
+
+  std::uint32_t first_barrier_at_or_after(std::uint32_t pc) const {
+    for (std::uint32_t b : barrier_pcs_)
+      if (b >= pc) return b;
+    return pc;
+  }
+
+  // --------------------------------------------------------------------------- statements
+
+  void compile_list(ir::StmtList list, const std::string& path, std::string_view field) {
+    const std::size_t mark = scope_.size();
+    const auto stmts = p_.list(list);
+    for (std::size_t i = 0; i < stmts.size(); ++i) compile_stmt(stmts[i], fmt::format("{}.{}[{}]", path, field, i));
+    scope_.resize(mark);
+  }
+
+  void compile_stmt(ir::StmtId id, const std::string& path) {
+    const ir::Stmt& s = p_.stmt(id);
+    temp_next_ = 0;
+    stmt_loc_ = p_.loc(id);
+    stmt_path_ = path;
+    switch (s.kind) {
+      case StmtKind::Let: {
+        set_origin_stmt(id, path, fmt::format("let {}", p_.name(s.names[0])));
+        const std::uint32_t slot = new_local();
+        compile_into(s.exprs[0], slot);
+        scope_.push_back({s.names[0], slot, false});
+        break;
+      }
+      case StmtKind::Assign: {
+        set_origin_stmt(id, path, fmt::format("assign {}", p_.name(s.names[0])));
+        const Binding* b = lookup(s.names[0]);
+        if (b == nullptr) {
+          refuse(kUnknownName, p_.loc(id), path, fmt::format("assignment to undeclared name '{}'", p_.name(s.names[0])));
+          break;
+        }
+        if (b->loop_variable) {
+          refuse(kAssignLoopVariable, p_.loc(id), path,
+                 fmt::format("assignment to loop variable '{}'", p_.name(s.names[0])));
+          break;
+        }
+        compile_into(s.exprs[0], b->slot);
+        break;
+      }
+      case StmtKind::Store: compile_store(id, s, path); break;
+      case StmtKind::If: compile_if(id, s, path); break;
+      case StmtKind::Loop: compile_loop(id, s, path); break;
+      case StmtKind::Block: compile_list(s.body, path, "body"); break;
+      case StmtKind::Region: compile_list(s.body, path, "body"); break;
+      case StmtKind::Barrier: {
+        const ir::MemoryOrdering ordering = s.ordering();
+        if (!ir::is_valid_for_barrier(ordering)) {
+          refuse(kRelaxedBarrier, p_.loc(id), path, "barrier with relaxed ordering");
+          break;
+        }
+        const bool fence = ordering == ir::MemoryOrdering::GridSync;
+        set_origin_stmt(id, path, fence ? "grid_sync" : fmt::format("barrier {}", ir::name_of(ordering)));
+        barrier_pcs_.push_back(emit({fence ? Op::Fence : Op::Barrier}));
+        (fence ? out_.has_fence : out_.has_barrier) = true;
+        break;
+      }
+      case StmtKind::Return:
+        set_origin_stmt(id, path, "return");
+        emit({Op::Return});
+        break;
+      case StmtKind::Trap: {
+        set_origin_stmt(id, path, fmt::format("trap {}", s.names[2] == ir::kNoName ? "" : p_.name(s.names[2])));
+        if (s.exprs[0] != ir::kNoExpr) compile_expr(s.exprs[0]);
+        set_origin_stmt(id, path, fmt::format("trap {}", s.names[2] == ir::kNoName ? "" : p_.name(s.names[2])));
+        emit({Op::Trap});
+        break;
+      }
+      default:
+        refuse(kUnsupported, p_.loc(id), path,
+               fmt::format("the reference interpreter does not run {} statements", stmt_word(s.kind)));
+        break;
+    }
+  }
+
+  void compile_store(ir::StmtId id, const ir::Stmt& s, const std::string& path) {
+    const auto index = p_.buffer_index(s.names[0]);
+    set_origin_stmt(id, path, fmt::format("store to {}", p_.name(s.names[0])));
+    if (!index) {
+      refuse(kUnknownName, p_.loc(id), path, fmt::format("store into unknown buffer '{}'", p_.name(s.names[0])));
+      return;
+    }
+    const ir::BufferAccess access = p_.buffers()[*index].access;
+    if (access == ir::BufferAccess::ReadOnly || access == ir::BufferAccess::Uniform) {
+      refuse(kStoreToReadOnly, p_.loc(id), path,
+             fmt::format("store into '{}', which is {}", p_.name(s.names[0]), ir::name_of(access)));
+      return;
+    }
+    const std::uint32_t idx = compile_index(s.exprs[0]);
+    const std::uint32_t val = compile_expr(s.exprs[1]);
+    set_origin_stmt(id, path, fmt::format("store to {}", p_.name(s.names[0])));
+    emit({Op::Store, 0, 0, 0, 0, static_cast<std::uint32_t>(*index), idx, val});
+  }
+
+  /// A register holding a value whose truthiness is `!= 0`.
+  std::uint32_t compile_condition(ir::ExprId cond) {
+    const std::uint32_t c = compile_expr(cond);
+    if (type_of(cond) != ScalarType::F32) return c;
+    const std::uint32_t t = temp();
+    emit({Op::TruthyF32, 0, 0, 0, t, c});
+    return t;
+  }
+
+  void compile_if(ir::StmtId id, const ir::Stmt& s, const std::string& path) {
+    set_origin_stmt(id, path, "if");
+    const std::uint32_t cond = compile_condition(s.exprs[0]);
+    set_origin_stmt(id, path, "if");
+    const int scope = std::max(barrier_scope(s.body), barrier_scope(s.otherwise));
+    std::uint32_t record = 0;
+    if (scope > 0)
+      record = emit({Op::RecordIf, static_cast<std::uint8_t>(scope == 2 ? RecordScope::Grid : RecordScope::Workgroup),
+                     0, 0, 0, cond});
+    const std::uint32_t jz = emit({Op::Jz, 0, 0, 0, 0, cond});
+    const std::uint32_t body_start = here();
+    compile_list(s.body, path, "then");
+    if (!s.otherwise.empty()) {
+      set_origin_stmt(id, path, "if");
+      const std::uint32_t jmp = emit({Op::Jmp});
+      out_.code[jz].b = here();
+      compile_list(s.otherwise, path, "else");
+      out_.code[jmp].a = here();
+    } else {
+      out_.code[jz].b = here();
+    }
+    if (scope > 0) out_.origins[record].guarded_barrier_pc = first_barrier_at_or_after(body_start);
+  }
+
+  void compile_loop(ir::StmtId id, const ir::Stmt& s, const std::string& path) {
+    const std::string what = fmt::format("loop {}", p_.name(s.names[0]));
+    set_origin_stmt(id, path, what);
+    const std::uint32_t var = new_local();
+    const std::uint32_t end = new_local();
+    for (int i = 0; i < 2; ++i) {
+      const ir::ExprId bound = s.exprs[i];
+      if (type_of(bound) == ScalarType::F32) {
+        refuse(kF32Index, p_.loc(id), path, "loop bound of type f32");
+        return;
+      }
+      compile_into(bound, i == 0 ? var : end);
+      set_origin_stmt(id, path, what);
+      if (type_of(bound) == ScalarType::I32)
+        emit({Op::CheckU32, static_cast<std::uint8_t>(U32Use::LoopBound), 0, 0, 0, i == 0 ? var : end});
+    }
+    const int scope = barrier_scope(s.body);
+    std::uint32_t record = 0;
+    if (scope > 0)
+      record = emit({Op::RecordLoop,
+                     static_cast<std::uint8_t>(scope == 2 ? RecordScope::Grid : RecordScope::Workgroup), 0, 0, 0,
+                     var, end});
+    const std::uint32_t skip = emit({Op::JgeU, 0, 0, 0, 0, var, end});
+    const std::uint32_t body_start = here();
+    const std::size_t mark = scope_.size();
+    scope_.push_back({s.names[0], var, true});
+    compile_list(s.body, path, "body");
+    scope_.resize(mark);
+    set_origin_stmt(id, path, what);
+    emit({Op::LoopNext, 0, 0, 0, var, end, body_start});
+    out_.code[skip].c = here();
+    if (scope > 0) out_.origins[record].guarded_barrier_pc = first_barrier_at_or_after(body_start);
+  }
+
+  // -------------------------------------------------------------------------- expressions
+
+  void compile_into(ir::ExprId id, std::uint32_t dst) {
+    const std::uint32_t r = compile_expr(id, dst);
+    if (r != dst) emit({Op::Mov, 0, 0, 0, dst, r});
+  }
+
+  /// An index register (u32, bool, or an i32 checked to be non-negative).
+  std::uint32_t compile_index(ir::ExprId id) {
+    const ScalarType t = type_of(id);
+    if (t == ScalarType::F32) {
+      refuse(kF32Index, stmt_loc_, stmt_path_, "index of type f32");
+      return 0;
+    }
+    const std::uint32_t r = compile_expr(id);
+    if (t == ScalarType::I32) {
+      set_origin_expr(id, "index");
+      emit({Op::CheckU32, static_cast<std::uint8_t>(U32Use::Index), 0, 0, 0, r});
+    }
+    return r;
+  }
+
+  std::uint32_t dest(std::uint32_t hint) { return hint != kNoHint ? hint : temp(); }
+
+  static constexpr std::uint32_t kNoHint = 0xFFFFFFFFu;
+
+  std::uint32_t compile_expr(ir::ExprId id, std::uint32_t hint = kNoHint) {
+    const ir::Expr& e = p_.expr(id);
+    switch (e.kind) {
+      case ExprKind::LitU32:
+      case ExprKind::LitI32:
+      case ExprKind::LitF32:
+      case ExprKind::LitBool: return const_slot_.at(ir::literal_word(e.literal_type(), e.payload));
+      case ExprKind::Var: {
+        const Binding* b = lookup(e.var());
+        if (b == nullptr) {
+          refuse(kUnknownName, stmt_loc_, stmt_path_, fmt::format("undeclared variable '{}'", p_.name(e.var())));
+          return 0;
+        }
+        return b->slot;
+      }
+      case ExprKind::InvocationId: return kSlotGlobalId + e.axis();
+      case ExprKind::LocalId: return kSlotLocalId + e.axis();
+      case ExprKind::WorkgroupId: return kSlotWorkgroupId + e.axis();
+      case ExprKind::NumWorkgroups: return kSlotNumWorkgroups + e.axis();
+      case ExprKind::WorkgroupSize: return kSlotWorkgroupSize + e.axis();
+      case ExprKind::BufLen: {
+        const auto index = p_.buffer_index(e.buffer());
+        if (!index) {
+          refuse(kUnknownName, stmt_loc_, stmt_path_, fmt::format("unknown buffer '{}'", p_.name(e.buffer())));
+          return 0;
+        }
+        return buf_len_slot_[*index];
+      }
+      case ExprKind::Load: return compile_load(id, e, hint);
+      case ExprKind::Binary: return compile_binary(id, e, hint);
+      case ExprKind::Unary: {
+        const std::uint32_t x = compile_expr(e.operands[0]);
+        const std::uint32_t d = dest(hint);
+        set_origin_expr(id, std::string(ir::info(e.un_op()).mnemonic));
+        if (e.un_op() == ir::UnOp::LogicalNot) {
+          emit({Op::LogNot, 0, 0, 0, d, x});
+        } else {
+          emit({Op::Unary, static_cast<std::uint8_t>(e.un_op()), static_cast<std::uint8_t>(type_of(e.operands[0])), 0,
+                d, x});
+        }
+        return d;
+      }
+      case ExprKind::Select: {
+        const std::uint32_t c = compile_condition(e.operands[0]);
+        const std::uint32_t t = compile_expr(e.operands[1]);
+        const std::uint32_t f = compile_expr(e.operands[2]);
+        const std::uint32_t d = dest(hint);
+        set_origin_expr(id, "select");
+        emit({Op::Select, 0, 0, 0, d, c, t, f});
+        return d;
+      }
+      case ExprKind::Cast: {
+        const std::uint32_t x = compile_expr(e.operands[0], hint);
+        const ScalarType from = type_of(e.operands[0]);
+        if (from == e.cast_target()) return x;  // registers hold canonical values already
+        const std::uint32_t d = dest(hint);
+        set_origin_expr(id, "cast");
+        emit({Op::Cast, static_cast<std::uint8_t>(e.cast_target()), static_cast<std::uint8_t>(from), 0, d, x});
+        return d;
+      }
+      case ExprKind::Fma: {
+        const std::uint32_t a = compile_expr(e.operands[0]);
+        const std::uint32_t b = compile_expr(e.operands[1]);
+        const std::uint32_t c = compile_expr(e.operands[2]);
+        const std::uint32_t d = dest(hint);
+        set_origin_expr(id, "fma");
+        emit({Op::Fma, 0, 0, 0, d, a, b, c});
+        return d;
+      }
+      case ExprKind::Atomic: return compile_atomic(id, e, hint);
+    }
+    GC_ICE("unknown expression kind");
+  }
+
+  std::uint32_t compile_load(ir::ExprId id, const ir::Expr& e, std::uint32_t hint) {
+    const auto index = p_.buffer_index(e.buffer());
+    if (!index) {
+      refuse(kUnknownName, stmt_loc_, stmt_path_, fmt::format("load from unknown buffer '{}'", p_.name(e.buffer())));
+      return 0;
+    }
+    const std::uint32_t idx = compile_index(e.operands[0]);
+    const std::uint32_t d = dest(hint);
+    set_origin_expr(id, fmt::format("load from {}", p_.name(e.buffer())));
+    const ScalarType element = p_.buffers()[*index].element;
+    const Op op = element == ScalarType::Bool ? Op::LoadBool : element == ScalarType::F32 ? Op::LoadF32 : Op::Load;
+    emit({op, 0, 0, 0, d, static_cast<std::uint32_t>(*index), idx});
+    return d;
+  }
+
+  std::uint32_t compile_atomic(ir::ExprId id, const ir::Expr& e, std::uint32_t hint) {
+    const auto index = p_.buffer_index(e.buffer());
+    const std::string what = fmt::format("{} on {}", ir::info(e.atomic_op()).mnemonic, p_.name(e.buffer()));
+    if (!index) {
+      refuse(kUnknownName, stmt_loc_, stmt_path_, fmt::format("atomic on unknown buffer '{}'", p_.name(e.buffer())));
+      return 0;
+    }
+    const ir::BufferDecl& decl = p_.buffers()[*index];
+    if (decl.access != ir::BufferAccess::ReadWrite || decl.element != ScalarType::U32) {
+      refuse(kBadAtomic, p_.loc(id).known() ? p_.loc(id) : stmt_loc_, stmt_path_,
+             fmt::format("atomic on '{}', which is not a read_write buffer of u32", p_.name(e.buffer())));
+      return 0;
+    }
+    const bool has_expected = e.atomic_op() == ir::AtomicOp::CompareExchange;
+    if (has_expected != (e.operands[2] != ir::kNoExpr)) {
+      refuse(kBadAtomic, stmt_loc_, stmt_path_,
+             has_expected ? "compare-exchange without an expected value" : "expected value on an atomic that is not compare-exchange");
+      return 0;
+    }
+    // vyre's evaluation order: index, expected, value.
+    const std::uint32_t idx = compile_index(e.operands[0]);
+    std::uint32_t expected = 0;
+    if (has_expected) expected = compile_atomic_operand(e.operands[2]);
+    const std::uint32_t value = compile_atomic_operand(e.operands[1]);
+    const std::uint32_t d = dest(hint);
+    set_origin_expr(id, what);
+    emit({Op::Atomic, static_cast<std::uint8_t>(e.atomic_op()), 0, 0, d, static_cast<std::uint32_t>(*index), idx, value,
+          expected});
+    return d;
+  }
+
+  std::uint32_t compile_atomic_operand(ir::ExprId id) {
+    const ScalarType t = type_of(id);
+    if (t == ScalarType::F32) {
+      refuse(kBadAtomic, stmt_loc_, stmt_path_, "atomic operand of type f32");
+      return 0;
+    }
+    const std::uint32_t r = compile_expr(id);
+    if (t == ScalarType::I32) {
+      set_origin_expr(id, "atomic operand");
+      emit({Op::CheckU32, static_cast<std::uint8_t>(U32Use::AtomicOperand), 0, 0, 0, r});
+    }
+    return r;
+  }
+
+  std::uint32_t compile_binary(ir::ExprId id, const ir::Expr& e, std::uint32_t hint) {
+    std::uint32_t l = compile_expr(e.operands[0]);
+    std::uint32_t r = compile_expr(e.operands[1]);
+    const std::uint32_t d = dest(hint);
+    const ScalarType t = type_of(e.operands[0]);
+    const BinOp op = e.bin_op();
+    const ir::BinOpInfo& row = ir::info(op);
+    set_origin_expr(id, fmt::format("operator '{}'", row.infix.empty() ? row.mnemonic : row.infix));
+    const bool integer = t == ScalarType::U32 || t == ScalarType::I32;
+    const bool is_signed = t == ScalarType::I32;
+    std::optional<Op> fast;
+    bool swap = false;
+    if (integer || t == ScalarType::Bool) {
+      switch (op) {
+        case BinOp::BitAnd: fast = Op::And; break;
+        case BinOp::BitOr: fast = Op::Or; break;
+        case BinOp::BitXor: fast = Op::Xor; break;
+        case BinOp::Eq: fast = Op::Eq; break;
+        case BinOp::Ne: fast = Op::Ne; break;
+        case BinOp::And: fast = Op::LogAnd; break;
+        case BinOp::Or: fast = Op::LogOr; break;
+        default: break;
+      }
+    }
+    if (integer && !fast) {
+      switch (op) {
+        case BinOp::Add:
+        case BinOp::WrappingAdd: fast = Op::Add; break;
+        case BinOp::Sub:
+        case BinOp::WrappingSub: fast = Op::Sub; break;
+        case BinOp::Mul: fast = Op::Mul; break;
+        case BinOp::Shl: fast = Op::Shl; break;
+        case BinOp::Shr: fast = is_signed ? Op::ShrS : Op::ShrU; break;
+        case BinOp::Lt: fast = is_signed ? Op::LtS : Op::LtU; break;
+        case BinOp::Gt: fast = is_signed ? Op::LtS : Op::LtU; swap = true; break;
+        case BinOp::Le: fast = is_signed ? Op::LeS : Op::LeU; break;
+        case BinOp::Ge: fast = is_signed ? Op::LeS : Op::LeU; swap = true; break;
+        case BinOp::Div: fast = is_signed ? Op::DivS : Op::DivU; break;
+        case BinOp::Mod: fast = is_signed ? Op::ModS : Op::ModU; break;
+        case BinOp::Min: fast = is_signed ? Op::MinS : Op::MinU; break;
+        case BinOp::Max: fast = is_signed ? Op::MaxS : Op::MaxU; break;
+        default: break;
+      }
+    }
+    if (swap) std::swap(l, r);
+    if (fast) {
+      emit({*fast, 0, 0, 0, d, l, r});
+    } else {
+      emit({Op::Binary, static_cast<std::uint8_t>(op), static_cast<std::uint8_t>(t), 0, d, l, r});
+    }
+    return d;
+  }
+
+  const ir::Program& p_;
+  const ir::TypeTable& types_;
+  std::string_view file_;
+  CompiledProgram out_;
+  ir::Diagnostics diags_;
+  Origin origin_;
+  ir::SourceLoc stmt_loc_;
+  std::string stmt_path_;
+  std::vector<Binding> scope_;
+  std::unordered_map<std::uint32_t, std::uint32_t> const_slot_;
+  std::vector<std::uint32_t> buf_len_slot_;
+  std::vector<std::uint32_t> barrier_pcs_;
+  std::uint32_t next_local_ = 0;
+  std::uint32_t temp_base_ = 0;
+  std::uint32_t temp_next_ = 0;
+  std::uint32_t temp_max_ = 0;
+};
+
+}  // namespace
+
+ir::Result<CompiledProgram> compile(const ir::Program& program, const ir::TypeTable& types, std::string_view file) {
+  return Compiler(program, types, file).run();
+}
+
+}  // namespace gridcheck::interp

@@ -1,0 +1,596 @@
+#include "interp/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "ir/scalar_semantics.hpp"
+
+namespace gridcheck::interp {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "buffers are little-endian words; add byte swaps");
+
+inline std::uint32_t read_word(const std::uint8_t* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline void write_word(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
+
+// Diagnostic codes of run-time outcomes.
+constexpr const char* kTrapCode = "R020";
+constexpr const char* kOutOfFuelCode = "R021";
+constexpr const char* kDivergenceCode = "R030";
+
+std::string_view u32_use_text(U32Use use) {
+  switch (use) {
+    case U32Use::Index: return "index";
+    case U32Use::AtomicOperand: return "atomic operand";
+    case U32Use::LoopBound: return "loop bound";
+  }
+  return "value";
+}
+
+}  // namespace
+
+InvocationIds LaunchContext::ids(std::uint32_t workgroup, std::uint32_t local) const {
+  const auto size = program->workgroup_size;
+  InvocationIds ids;
+  ids.workgroup = {workgroup % grid[0], (workgroup / grid[0]) % grid[1], workgroup / (grid[0] * grid[1])};
+  ids.local = {local % size[0], (local / size[0]) % size[1], local / (size[0] * size[1])};
+  for (int a = 0; a < 3; ++a) ids.global[a] = ids.workgroup[a] * size[a] + ids.local[a];
+  return ids;
+}
+
+std::uint64_t Engine::state_bytes(const CompiledProgram& program, Grid grid) {
+  const std::uint64_t workgroups = std::uint64_t{grid[0]} * grid[1] * grid[2];
+  const std::uint64_t lanes = program.invocations_per_workgroup();
+  const std::uint64_t resident_groups = program.has_fence ? workgroups : 1;
+  const std::uint64_t resident = resident_groups * lanes;
+  // frame words + pc + status + two record counters, workgroup memory, orders
+  return resident * (std::uint64_t{program.frame_words} * 4 + 4 + 1 + 8) +
+         resident_groups * (std::uint64_t{program.workgroup_words} * 4 + 4) + workgroups * 4 + lanes * 16;
+}
+
+Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
+               Grid grid, std::span<Bytes> storage, RunResult& result)
+    : prog_(program),
+      opts_(options),
+      observers_(observers),
+      result_(result),
+      grid_(grid),
+      workgroups_(grid[0] * grid[1] * grid[2]),
+      lanes_(program.invocations_per_workgroup()),
+      resident_all_(program.has_fence),
+      frame_words_(program.frame_words),
+      orders_(options.schedule),
+      fuel_(options.fuel) {
+  ctx_.program = &prog_;
+  ctx_.grid = grid_;
+  ctx_.workgroup_count = workgroups_;
+  const std::uint32_t resident_groups = resident_all_ ? workgroups_ : 1;
+  const std::size_t resident = std::size_t{resident_groups} * lanes_;
+  views_.resize(prog_.buffers.size());
+  for (std::size_t b = 0; b < prog_.buffers.size(); ++b) {
+    const CompiledBuffer& cb = prog_.buffers[b];
+    if (cb.workgroup) {
+      views_[b].count = cb.declared_count;
+    } else {
+      Bytes& bytes = storage[cb.storage_index];
+      views_[b] = View{bytes.data(), static_cast<std::uint32_t>(bytes.size() / 4)};
+    }
+  }
+  for (const Bytes& bytes : storage) storage_spans_.emplace_back(bytes.data(), bytes.size());
+  workgroup_memory_.assign(std::size_t{resident_groups} * prog_.workgroup_words, 0);
+  frames_.assign(resident * frame_words_, 0);
+  pc_.assign(resident, 0);
+  status_.assign(resident, Status::Finished);
+  record_wg_.assign(resident, 0);
+  record_grid_.assign(resident, 0);
+  alive_.assign(resident_groups, 0);
+  const auto size = prog_.workgroup_size;
+  local_ids_.resize(lanes_);
+  for (std::uint32_t l = 0; l < lanes_; ++l)
+    local_ids_[l] = {l % size[0], (l / size[0]) % size[1], l / (size[0] * size[1])};
+  oob_.resize(prog_.buffers.size());
+}
+
+void Engine::run(std::uint32_t fixpoint) {
+  const std::uint64_t initial_fuel = fuel_;
+  for (std::uint32_t i = 0; i < fixpoint; ++i)
+    if (!launch(i)) break;
+  result_.steps += initial_fuel - fuel_;
+  for (std::size_t b = 0; b < oob_.size(); ++b) {
+    const OobCounters& c = oob_[b];
+    if (c.loads + c.stores + c.atomics == 0) continue;
+    OobRecord rec;
+    rec.buffer = prog_.buffers[b].name;
+    rec.loads = c.loads;
+    rec.stores = c.stores;
+    rec.atomics = c.atomics;
+    rec.first_kind = c.first_kind;
+    rec.first_index = c.first_index;
+    rec.first_site = prog_.site(c.first_pc);
+    rec.first_invocation = ctx_.ids(c.first_wg, c.first_local);
+    result_.oob.push_back(std::move(rec));
+  }
+}
+
+bool Engine::launch(std::uint32_t index) {
+  launch_index_ = index;
+  ctx_.launch = index;
+  // Constants into every resident frame; workgroup memory and invocation state start fresh.
+  const std::size_t resident = status_.size();
+  for (std::size_t s = 0; s < resident; ++s) {
+    std::uint32_t* r = frame(static_cast<std::uint32_t>(s));
+    for (int a = 0; a < 3; ++a) {
+      r[kSlotNumWorkgroups + a] = grid_[a];
+      r[kSlotWorkgroupSize + a] = prog_.workgroup_size[a];
+    }
+    std::copy(prog_.literal_values.begin(), prog_.literal_values.end(), r + kFirstConstSlot);
+    for (const auto& bl : prog_.buf_len_slots) r[bl.slot] = views_[bl.buffer].count;
+    status_[s] = Status::Finished;
+  }
+  std::fill(workgroup_memory_.begin(), workgroup_memory_.end(), 0u);
+  grid_trace_.clear();
+  std::fill(record_grid_.begin(), record_grid_.end(), 0u);
+  for (Observer* o : observers_) o->on_launch_begin(ctx_);
+
+  std::uint32_t fence_index = 0;
+  for (bool first = true;; first = false) {
+    grid_at_fence_ = 0;
+    if (orders_.is_identity() || workgroups_ <= 1) {
+      for (std::uint32_t wg = 0; wg < workgroups_; ++wg)
+        if (!run_workgroup(wg, first)) return false;
+    } else {
+      orders_.next(wg_order_, workgroups_);
+      for (std::uint32_t wg : wg_order_)
+        if (!run_workgroup(wg, first)) return false;
+    }
+    if (grid_at_fence_ == 0) break;  // every invocation finished
+    // Release the grid_sync: everyone waits at the same one (checked on arrival).
+    for (std::size_t s = 0; s < resident; ++s)
+      if (status_[s] == Status::AtFence) status_[s] = Status::Ready;
+    std::fill(record_grid_.begin(), record_grid_.end(), 0u);
+    grid_trace_.clear();
+    for (Observer* o : observers_) o->on_fence_release(fence_index, grid_fence_pc_, memory_view());
+    ++fence_index;
+  }
+  for (Observer* o : observers_) o->on_launch_end(index, memory_view());
+  return true;
+}
+
+void Engine::start_workgroup(std::uint32_t workgroup, std::uint32_t base) {
+  Grid wg_ids = {workgroup % grid_[0], (workgroup / grid_[0]) % grid_[1], workgroup / (grid_[0] * grid_[1])};
+  const auto size = prog_.workgroup_size;
+  for (std::uint32_t l = 0; l < lanes_; ++l) {
+    std::uint32_t* r = frame(base + l);
+    const auto& lid = local_ids_[l];
+    for (int a = 0; a < 3; ++a) {
+      r[kSlotLocalId + a] = lid[a];
+      r[kSlotWorkgroupId + a] = wg_ids[a];
+      r[kSlotGlobalId + a] = wg_ids[a] * size[a] + lid[a];
+    }
+    pc_[base + l] = 0;
+    status_[base + l] = Status::Ready;
+    record_grid_[base + l] = 0;
+  }
+  const std::size_t words = prog_.workgroup_words;
+  if (words > 0) {
+    auto block = workgroup_memory_.begin() + static_cast<std::ptrdiff_t>((base / lanes_) * words);
+    std::fill(block, block + static_cast<std::ptrdiff_t>(words), 0u);
+  }
+  alive_[base / lanes_] = lanes_;
+}
+
+bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
+  const std::uint32_t base = slot_base(workgroup);
+  const std::uint32_t group_slot = base / lanes_;
+  if (fresh) {
+    start_workgroup(workgroup, base);
+  } else if (alive_[group_slot] == 0) {
+    return true;  // every invocation of it returned before this grid phase
+  }
+  // Bind the workgroup buffers to this workgroup's memory.
+  if (prog_.workgroup_words > 0) {
+    auto* block = reinterpret_cast<std::uint8_t*>(workgroup_memory_.data() + std::size_t{group_slot} * prog_.workgroup_words);
+    for (std::size_t b = 0; b < prog_.buffers.size(); ++b)
+      if (prog_.buffers[b].workgroup) views_[b].data = block + std::size_t{prog_.buffers[b].workgroup_offset} * 4;
+  }
+  for (std::uint32_t l = 0; l < lanes_; ++l) record_wg_[base + l] = 0;
+  wg_trace_.clear();
+  wg_at_barrier_ = 0;
+  wg_at_fence_ = 0;
+  const bool observed = !observers_.empty();
+  for (Observer* o : observers_) o->on_workgroup_enter(workgroup);
+
+  for (;;) {
+    const bool identity = orders_.is_identity();
+    if (!identity) orders_.next(lane_order_, lanes_);
+    for (std::uint32_t i = 0; i < lanes_; ++i) {
+      const std::uint32_t local = identity ? i : lane_order_[i];
+      const std::uint32_t slot = base + local;
+      if (status_[slot] != Status::Ready) continue;
+      const Stop stop = observed ? run_invocation<true>(slot, workgroup, local)
+                                 : run_invocation<false>(slot, workgroup, local);
+      switch (stop) {
+        case Stop::Finished:
+          status_[slot] = Status::Finished;
+          --alive_[group_slot];
+          break;
+        case Stop::Barrier: {
+          status_[slot] = Status::AtBarrier;
+          const std::uint32_t pc = pc_[slot] - 1;
+          if (wg_at_fence_ > 0) {
+            diverge(DivergenceKind::BarrierAndFence, false, wg_fence_pc_, workgroup, wg_fence_local_, pc, workgroup,
+                    local, "some invocations of a workgroup wait at a grid_sync while others wait at a workgroup barrier");
+            return false;
+          }
+          if (wg_at_barrier_ == 0) {
+            wg_barrier_pc_ = pc;
+            wg_barrier_local_ = local;
+          } else if (pc != wg_barrier_pc_) {
+            diverge(DivergenceKind::DifferentBarriers, false, wg_barrier_pc_, workgroup, wg_barrier_local_, pc,
+                    workgroup, local, "invocations of one workgroup wait at different barriers");
+            return false;
+          }
+          ++wg_at_barrier_;
+          break;
+        }
+        case Stop::Fence: {
+          status_[slot] = Status::AtFence;
+          const std::uint32_t pc = pc_[slot] - 1;
+          if (wg_at_barrier_ > 0) {
+            diverge(DivergenceKind::BarrierAndFence, false, wg_barrier_pc_, workgroup, wg_barrier_local_, pc, workgroup,
+                    local, "some invocations of a workgroup wait at a workgroup barrier while others wait at a grid_sync");
+            return false;
+          }
+          if (grid_at_fence_ == 0) {
+            grid_fence_pc_ = pc;
+            grid_fence_wg_ = workgroup;
+            grid_fence_local_ = local;
+          } else if (pc != grid_fence_pc_) {
+            diverge(DivergenceKind::DifferentBarriers, true, grid_fence_pc_, grid_fence_wg_, grid_fence_local_, pc,
+                    workgroup, local, "invocations of the grid wait at different grid_syncs");
+            return false;
+          }
+          if (wg_at_fence_ == 0) {
+            wg_fence_pc_ = pc;
+            wg_fence_local_ = local;
+          }
+          ++wg_at_fence_;
+          ++grid_at_fence_;
+          break;
+        }
+        case Stop::OutOfFuel: {
+          result_.status = RunStatus::OutOfFuel;
+          result_.diagnostics.error(kOutOfFuelCode, opts_.file, {},
+                                    fmt::format("the run used its whole budget of {} steps (an endless loop, or raise "
+                                                "the budget with --fuel)",
+                                                opts_.fuel));
+          return false;
+        }
+        case Stop::Trap:
+        case Stop::Divergence: return false;
+      }
+    }
+    if (wg_at_barrier_ == 0) break;
+    // Every non-finished invocation waits at the same workgroup barrier: release it.
+    for (std::uint32_t l = 0; l < lanes_; ++l) {
+      if (status_[base + l] == Status::AtBarrier) {
+        status_[base + l] = Status::Ready;
+        record_wg_[base + l] = 0;
+      }
+    }
+    wg_trace_.clear();
+    wg_at_barrier_ = 0;
+    for (Observer* o : observers_) o->on_barrier_release(workgroup, wg_barrier_pc_);
+  }
+  for (Observer* o : observers_) o->on_workgroup_leave(workgroup);
+  return true;
+}
+
+template <bool kObserved>
+Engine::Stop Engine::run_invocation(std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local) {
+  std::uint32_t* const r = frame(slot);
+  const Instr* const code = prog_.code.data();
+  View* const views = views_.data();
+  std::uint32_t pc = pc_[slot];
+  std::uint64_t fuel = fuel_;
+  Stop stop = Stop::Finished;
+
+  [[maybe_unused]] auto notify = [&](AccessKind kind, std::uint32_t buffer, std::uint32_t element,
+                                     std::uint32_t value, std::uint32_t previous) {
+    const Access a{buffer, element, pc, workgroup, local, value, previous};
+    for (Observer* o : observers_) {
+      switch (kind) {
+        case AccessKind::Load: o->on_load(a); break;
+        case AccessKind::Store: o->on_store(a); break;
+        case AccessKind::Atomic: o->on_atomic(a); break;
+      }
+    }
+  };
+
+  for (;;) {
+    if (fuel == 0) [[unlikely]] {
+      stop = Stop::OutOfFuel;
+      break;
+    }
+    --fuel;
+    const Instr& in = code[pc];
+    switch (in.op) {
+      case Op::Mov: r[in.d] = r[in.a]; ++pc; continue;
+      case Op::Jmp: pc = in.a; continue;
+      case Op::Jz: pc = r[in.a] == 0 ? in.b : pc + 1; continue;
+      case Op::JgeU: pc = r[in.a] >= r[in.b] ? in.c : pc + 1; continue;
+      case Op::LoopNext: {
+        const std::uint32_t v = ++r[in.d];
+        pc = v < r[in.a] ? in.b : pc + 1;
+        continue;
+      }
+      case Op::Add: r[in.d] = r[in.a] + r[in.b]; ++pc; continue;
+      case Op::Sub: r[in.d] = r[in.a] - r[in.b]; ++pc; continue;
+      case Op::Mul: r[in.d] = r[in.a] * r[in.b]; ++pc; continue;
+      case Op::And: r[in.d] = r[in.a] & r[in.b]; ++pc; continue;
+      case Op::Or: r[in.d] = r[in.a] | r[in.b]; ++pc; continue;
+      case Op::Xor: r[in.d] = r[in.a] ^ r[in.b]; ++pc; continue;
+      case Op::Shl: r[in.d] = ir::scalar::shl(r[in.a], r[in.b]); ++pc; continue;
+      case Op::ShrU: r[in.d] = ir::scalar::u32_shr(r[in.a], r[in.b]); ++pc; continue;
+      case Op::ShrS: r[in.d] = ir::scalar::i32_shr(r[in.a], r[in.b]); ++pc; continue;
+      case Op::Eq: r[in.d] = r[in.a] == r[in.b] ? 1u : 0u; ++pc; continue;
+      case Op::Ne: r[in.d] = r[in.a] != r[in.b] ? 1u : 0u; ++pc; continue;
+      case Op::LtU: r[in.d] = r[in.a] < r[in.b] ? 1u : 0u; ++pc; continue;
+      case Op::LtS: r[in.d] = ir::scalar::i32_lt(r[in.a], r[in.b]); ++pc; continue;
+      case Op::LeU: r[in.d] = r[in.a] <= r[in.b] ? 1u : 0u; ++pc; continue;
+      case Op::LeS: r[in.d] = ir::scalar::i32_le(r[in.a], r[in.b]); ++pc; continue;
+      case Op::DivU: r[in.d] = ir::scalar::u32_div(r[in.a], r[in.b]); ++pc; continue;
+      case Op::ModU: r[in.d] = ir::scalar::u32_mod(r[in.a], r[in.b]); ++pc; continue;
+      case Op::DivS:
+      case Op::ModS: {
+        const ir::ScalarResult v =
+            in.op == Op::DivS ? ir::scalar::i32_div(r[in.a], r[in.b]) : ir::scalar::i32_mod(r[in.a], r[in.b]);
+        if (!v.ok()) [[unlikely]] {
+          trap(v.trap, pc, workgroup, local,
+               fmt::format("i32 {} {} {} has no defined value", static_cast<std::int32_t>(r[in.a]),
+                           in.op == Op::DivS ? "/" : "%", static_cast<std::int32_t>(r[in.b])));
+          stop = Stop::Trap;
+          goto done;
+        }
+        r[in.d] = v.bits;
+        ++pc;
+        continue;
+      }
+      case Op::MinU: r[in.d] = std::min(r[in.a], r[in.b]); ++pc; continue;
+      case Op::MaxU: r[in.d] = std::max(r[in.a], r[in.b]); ++pc; continue;
+      case Op::MinS: r[in.d] = ir::scalar::i32_lt(r[in.b], r[in.a]) ? r[in.b] : r[in.a]; ++pc; continue;
+      case Op::MaxS: r[in.d] = ir::scalar::i32_lt(r[in.a], r[in.b]) ? r[in.b] : r[in.a]; ++pc; continue;
+      case Op::LogAnd: r[in.d] = (r[in.a] != 0 && r[in.b] != 0) ? 1u : 0u; ++pc; continue;
+      case Op::LogOr: r[in.d] = (r[in.a] != 0 || r[in.b] != 0) ? 1u : 0u; ++pc; continue;
+      case Op::LogNot: r[in.d] = r[in.a] == 0 ? 1u : 0u; ++pc; continue;
+      case Op::Binary: {
+        const ir::ScalarResult v = ir::eval_binary(static_cast<ir::BinOp>(in.sub),
+                                                   static_cast<ir::ScalarType>(in.type), r[in.a], r[in.b]);
+        if (!v.ok()) [[unlikely]] {
+          trap(v.trap, pc, workgroup, local, "the operation has no defined value");
+          stop = Stop::Trap;
+          goto done;
+        }
+        r[in.d] = v.bits;
+        ++pc;
+        continue;
+      }
+      case Op::Unary:
+        r[in.d] = ir::eval_unary(static_cast<ir::UnOp>(in.sub), static_cast<ir::ScalarType>(in.type), r[in.a]).bits;
+        ++pc;
+        continue;
+      case Op::Cast:
+        r[in.d] = ir::eval_cast(static_cast<ir::ScalarType>(in.sub), static_cast<ir::ScalarType>(in.type), r[in.a]);
+        ++pc;
+        continue;
+      case Op::Fma: r[in.d] = ir::eval_fma(r[in.a], r[in.b], r[in.c]); ++pc; continue;
+      case Op::Select: r[in.d] = r[in.a] != 0 ? r[in.b] : r[in.c]; ++pc; continue;
+      case Op::TruthyF32: r[in.d] = ir::scalar::truthy(ir::ScalarType::F32, r[in.a]) ? 1u : 0u; ++pc; continue;
+      case Op::CheckU32:
+        if (static_cast<std::int32_t>(r[in.a]) < 0) [[unlikely]] {
+          trap(ir::TrapKind::NegativeToU32, pc, workgroup, local,
+               fmt::format("negative i32 {} used as a u32 {}", static_cast<std::int32_t>(r[in.a]),
+                           u32_use_text(static_cast<U32Use>(in.sub))));
+          stop = Stop::Trap;
+          goto done;
+        }
+        ++pc;
+        continue;
+      case Op::Load:
+      case Op::LoadBool:
+      case Op::LoadF32: {
+        const View v = views[in.a];
+        const std::uint32_t i = r[in.b];
+        if (i < v.count) [[likely]] {
+          const std::uint32_t w = read_word(v.data + std::size_t{i} * 4);
+          r[in.d] = in.op == Op::Load       ? w
+                    : in.op == Op::LoadBool ? (w != 0 ? 1u : 0u)
+                                            : ir::scalar::f32_canonical(w);
+          if constexpr (kObserved) notify(AccessKind::Load, in.a, i, w, w);
+        } else {
+          r[in.d] = 0;
+          out_of_bounds(AccessKind::Load, in.a, i, pc, workgroup, local);
+        }
+        ++pc;
+        continue;
+      }
+      case Op::Store: {
+        const View v = views[in.a];
+        const std::uint32_t i = r[in.b];
+        if (i < v.count) [[likely]] {
+          std::uint8_t* p = v.data + std::size_t{i} * 4;
+          if constexpr (kObserved) {
+            const std::uint32_t before = read_word(p);
+            write_word(p, r[in.c]);
+            notify(AccessKind::Store, in.a, i, r[in.c], before);
+          } else {
+            write_word(p, r[in.c]);
+          }
+        } else {
+          out_of_bounds(AccessKind::Store, in.a, i, pc, workgroup, local);
+        }
+        ++pc;
+        continue;
+      }
+      case Op::Atomic: {
+        const View v = views[in.a];
+        const std::uint32_t i = r[in.b];
+        if (i < v.count) [[likely]] {
+          std::uint8_t* p = v.data + std::size_t{i} * 4;
+          const std::uint32_t old = read_word(p);
+          const ir::AtomicResult res = ir::eval_atomic(static_cast<ir::AtomicOp>(in.sub), old, r[in.c], r[in.e]);
+          write_word(p, res.stored);
+          r[in.d] = old;
+          if constexpr (kObserved) notify(AccessKind::Atomic, in.a, i, res.stored, old);
+        } else {
+          r[in.d] = 0;
+          out_of_bounds(AccessKind::Atomic, in.a, i, pc, workgroup, local);
+        }
+        ++pc;
+        continue;
+      }
+      case Op::RecordIf:
+        if (!record(static_cast<RecordScope>(in.sub), pc, r[in.a] != 0 ? 1u : 0u, slot, workgroup, local)) {
+          stop = Stop::Divergence;
+          goto done;
+        }
+        ++pc;
+        continue;
+      case Op::RecordLoop: {
+        const std::uint32_t from = r[in.a], to = r[in.b];
+        if (!record(static_cast<RecordScope>(in.sub), pc, to > from ? to - from : 0u, slot, workgroup, local)) {
+          stop = Stop::Divergence;
+          goto done;
+        }
+        ++pc;
+        continue;
+      }
+      case Op::Barrier:
+        ++pc;
+        stop = Stop::Barrier;
+        goto done;
+      case Op::Fence:
+        ++pc;
+        stop = Stop::Fence;
+        goto done;
+      case Op::Return:
+        stop = Stop::Finished;
+        goto done;
+      case Op::Trap:
+        trap(ir::TrapKind::TrapStatement, pc, workgroup, local, "the program executed a trap statement");
+        stop = Stop::Trap;
+        goto done;
+    }
+    GC_ICE("unknown interpreter opcode");
+  }
+done:
+  fuel_ = fuel;
+  pc_[slot] = pc;
+  return stop;
+}
+
+bool Engine::record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot,
+                    std::uint32_t workgroup, std::uint32_t local) {
+  const bool grid = scope == RecordScope::Grid;
+  std::vector<TraceEntry>& trace = grid ? grid_trace_ : wg_trace_;
+  std::uint32_t& k = grid ? record_grid_[slot] : record_wg_[slot];
+  if (k < trace.size()) {
+    const TraceEntry t = trace[k];
+    if (t.pc != pc || t.value != value) {
+      const Op op = prog_.code[pc].op;
+      const bool is_loop = op == Op::RecordLoop;
+      std::string message;
+      if (t.pc != pc) {
+        message = "invocations reach different statements that hold a barrier";
+      } else if (is_loop) {
+        message = fmt::format("a loop that holds a {} runs {} iterations in {} but {} in {}",
+                              grid ? "grid_sync" : "barrier", t.value, to_string(ctx_.ids(t.workgroup, t.local)), value,
+                              to_string(ctx_.ids(workgroup, local)));
+      } else {
+        message = fmt::format("an if that holds a {} takes the {} branch in {} but the {} branch in {}",
+                              grid ? "grid_sync" : "barrier", t.value ? "then" : "else",
+                              to_string(ctx_.ids(t.workgroup, t.local)), value ? "then" : "else",
+                              to_string(ctx_.ids(workgroup, local)));
+      }
+      diverge(is_loop ? DivergenceKind::TripCountMismatch : DivergenceKind::BranchMismatch, grid, t.pc, t.workgroup,
+              t.local, pc, workgroup, local, std::move(message));
+      return false;
+    }
+  } else {
+    trace.push_back({pc, value, workgroup, local});
+  }
+  ++k;
+  return true;
+}
+
+void Engine::trap(ir::TrapKind kind, std::uint32_t pc, std::uint32_t workgroup, std::uint32_t local,
+                  std::string message) {
+  TrapInfo t;
+  t.kind = kind;
+  t.site = prog_.site(pc);
+  t.invocation = ctx_.ids(workgroup, local);
+  t.launch = launch_index_;
+  t.message = std::move(message);
+  result_.status = RunStatus::Trap;
+  auto& d = result_.diagnostics.error(kTrapCode, opts_.file, t.site.loc,
+                                      fmt::format("trap ({}) in {}: {}", ir::name_of(kind), to_string(t.invocation),
+                                                  t.message));
+  if (!t.site.loc.known()) d.notes.push_back({ir::Severity::Note, {}, opts_.file, {}, "at " + to_string(t.site), {}});
+  result_.trap = std::move(t);
+}
+
+void Engine::diverge(DivergenceKind kind, bool grid_scope, std::uint32_t pc_a, std::uint32_t wg_a,
+                     std::uint32_t local_a, std::uint32_t pc_b, std::uint32_t wg_b, std::uint32_t local_b,
+                     std::string message) {
+  DivergenceInfo d;
+  d.kind = kind;
+  d.grid_scope = grid_scope;
+  d.first = ctx_.ids(wg_a, local_a);
+  d.second = ctx_.ids(wg_b, local_b);
+  d.launch = launch_index_;
+  if (kind == DivergenceKind::BranchMismatch || kind == DivergenceKind::TripCountMismatch) {
+    // Both invocations stand at the same if/loop when the records differ only in value; name the
+    // statement and the barrier it guards.
+    d.first_site = prog_.site(pc_a);
+    d.second_site = pc_a == pc_b ? prog_.site(prog_.origins[pc_a].guarded_barrier_pc) : prog_.site(pc_b);
+  } else {
+    d.first_site = prog_.site(pc_a);
+    d.second_site = prog_.site(pc_b);
+  }
+  d.message = std::move(message);
+  result_.status = RunStatus::Divergence;
+  auto& diag = result_.diagnostics.error(kDivergenceCode, opts_.file, d.first_site.loc,
+                                         fmt::format("barrier divergence: {}", d.message));
+  diag.notes.push_back({ir::Severity::Note, {}, opts_.file, d.first_site.loc,
+                        fmt::format("{} is at {}", to_string(d.first), to_string(d.first_site)), {}});
+  diag.notes.push_back({ir::Severity::Note, {}, opts_.file, d.second_site.loc,
+                        fmt::format("{} is at {}", to_string(d.second), to_string(d.second_site)), {}});
+  result_.divergence = std::move(d);
+}
+
+void Engine::out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index, std::uint32_t pc,
+                           std::uint32_t workgroup, std::uint32_t local) {
+  OobCounters& c = oob_[buffer];
+  if (c.loads + c.stores + c.atomics == 0) {
+    c.first_kind = kind;
+    c.first_index = index;
+    c.first_pc = pc;
+    c.first_wg = workgroup;
+    c.first_local = local;
+  }
+  switch (kind) {
+    case AccessKind::Load: ++c.loads; break;
+    case AccessKind::Store: ++c.stores; break;
+    case AccessKind::Atomic: ++c.atomics; break;
+  }
+  for (Observer* o : observers_) o->on_out_of_bounds(kind, buffer, index, pc, workgroup, local);
+}
+
+}  // namespace gridcheck::interp

@@ -1,0 +1,123 @@
+#pragma once
+// The execution engine (internal to interp/): runs a CompiledProgram over caller-owned storage bytes.
+//
+// Scheduling (Oclgrind's run-until-blocked): a workgroup runs each ready invocation until it
+// finishes, waits at a barrier or at a grid_sync, or stops the run (trap, divergence, fuel). When
+// none is ready, a workgroup barrier releases if every non-finished invocation waits at the same
+// one. A workgroup is left when each of its invocations finished or waits at a grid_sync; after all
+// workgroups, the grid_sync releases if every non-finished invocation of the grid waits at the same
+// one. Without grid_sync only one workgroup's invocations exist at a time (a reused frame pool);
+// with grid_sync every invocation's frame and every workgroup's memory stay resident, so locals,
+// workgroup memory and `return` survive the fence (true grid sync).
+//
+// Preconditions (checked by interpreter.cpp before constructing): the grid and buffers are within
+// the resource limits, every storage buffer holds whole words up to 2^32-1 elements.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "interp/compiled_program.hpp"
+#include "interp/interpreter.hpp"
+#include "interp/observer.hpp"
+#include "interp/result.hpp"
+#include "interp/schedule.hpp"
+
+namespace gridcheck::interp {
+
+class Engine {
+ public:
+  Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers, Grid grid,
+         std::span<Bytes> storage, RunResult& result);
+
+  /// Runs `fixpoint` launches over the storage bytes and sets the result's status, trap,
+  /// divergence, oob report and steps. The storage holds the final bytes afterwards.
+  void run(std::uint32_t fixpoint);
+
+  /// Bytes of interpreter state for a dispatch (frames, invocation state, workgroup memory), for the
+  /// resource check before any allocation.
+  static std::uint64_t state_bytes(const CompiledProgram& program, Grid grid);
+
+ private:
+  enum class Stop : std::uint8_t { Barrier, Fence, Finished, Trap, Divergence, OutOfFuel };
+  enum class Status : std::uint8_t { Ready, AtBarrier, AtFence, Finished };
+
+  struct View {
+    std::uint8_t* data = nullptr;
+    std::uint32_t count = 0;
+  };
+  struct TraceEntry {
+    std::uint32_t pc;
+    std::uint32_t value;
+    std::uint32_t workgroup;
+    std::uint32_t local;
+  };
+
+  bool launch(std::uint32_t index);
+  bool run_phase();
+  /// Runs one workgroup until it has no ready invocation left; false when the run stopped.
+  bool run_workgroup(std::uint32_t workgroup, bool fresh);
+  void start_workgroup(std::uint32_t workgroup, std::uint32_t base);
+  template <bool kObserved>
+  Stop run_invocation(std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local);
+
+  bool record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot, std::uint32_t workgroup,
+              std::uint32_t local);
+  void trap(ir::TrapKind kind, std::uint32_t pc, std::uint32_t workgroup, std::uint32_t local, std::string message);
+  void diverge(DivergenceKind kind, bool grid_scope, std::uint32_t pc_a, std::uint32_t wg_a, std::uint32_t local_a,
+               std::uint32_t pc_b, std::uint32_t wg_b, std::uint32_t local_b, std::string message);
+  [[gnu::cold]] void out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index, std::uint32_t pc,
+                                   std::uint32_t workgroup, std::uint32_t local);
+
+  std::uint32_t* frame(std::uint32_t slot) { return frames_.data() + std::size_t{slot} * frame_words_; }
+  std::uint32_t slot_base(std::uint32_t workgroup) const { return resident_all_ ? workgroup * lanes_ : 0; }
+  MemoryView memory_view() const { return MemoryView{storage_spans_}; }
+
+  const CompiledProgram& prog_;
+  const RunOptions& opts_;
+  std::span<Observer* const> observers_;
+  RunResult& result_;
+  LaunchContext ctx_;
+
+  Grid grid_;
+  std::uint32_t workgroups_;
+  std::uint32_t lanes_;  ///< invocations per workgroup
+  bool resident_all_;    ///< the program has a grid_sync: every invocation stays resident
+  std::uint32_t frame_words_;
+
+  std::vector<View> views_;
+  std::vector<std::span<const std::uint8_t>> storage_spans_;
+  std::vector<std::uint32_t> workgroup_memory_;
+  std::vector<std::uint32_t> frames_;
+  std::vector<std::uint32_t> pc_;
+  std::vector<Status> status_;
+  std::vector<std::uint32_t> record_wg_;
+  std::vector<std::uint32_t> record_grid_;
+  std::vector<std::uint32_t> alive_;  ///< per resident workgroup: invocations not finished
+  std::vector<std::array<std::uint32_t, 3>> local_ids_;
+
+  std::vector<TraceEntry> wg_trace_;
+  std::vector<TraceEntry> grid_trace_;
+
+  OrderGenerator orders_;
+  std::vector<std::uint32_t> lane_order_;
+  std::vector<std::uint32_t> wg_order_;
+
+  // Barrier bookkeeping of the running workgroup and grid phase.
+  std::uint32_t wg_at_barrier_ = 0, wg_barrier_pc_ = 0, wg_barrier_local_ = 0;
+  std::uint32_t wg_at_fence_ = 0, wg_fence_pc_ = 0, wg_fence_local_ = 0;
+  std::uint32_t grid_at_fence_ = 0, grid_fence_pc_ = 0, grid_fence_wg_ = 0, grid_fence_local_ = 0;
+
+  std::uint64_t fuel_;
+  std::uint32_t launch_index_ = 0;
+
+  struct OobCounters {
+    std::uint64_t loads = 0, stores = 0, atomics = 0;
+    AccessKind first_kind = AccessKind::Load;
+    std::uint64_t first_index = 0;
+    std::uint32_t first_pc = 0, first_wg = 0, first_local = 0;
+  };
+  std::vector<OobCounters> oob_;
+};
+
+}  // namespace gridcheck::interp

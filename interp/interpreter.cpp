@@ -1,0 +1,284 @@
+#include "interp/interpreter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "interp/engine.hpp"
+#include "interp/race_detector.hpp"
+#include "ir/abi.hpp"
+#include "ir/grid_inference.hpp"
+#include "ir/typecheck.hpp"
+#include "ir/validate/validator.hpp"
+
+namespace gridcheck::interp {
+namespace {
+
+// Refusals before a run (engineering.md: R = interpreter).
+constexpr const char* kGridDimensionZero = "R010";
+constexpr const char* kTooManyInvocations = "R011";
+constexpr const char* kBufferTooLarge = "R012";
+constexpr const char* kTooMuchMemory = "R013";
+constexpr const char* kBufferCount = "R014";
+constexpr const char* kInputTooShort = "R015";
+constexpr const char* kNoStaticSize = "R016";
+constexpr const char* kRangeOutside = "R017";
+constexpr const char* kFixpointZero = "R018";
+constexpr const char* kBadCaseInput = "R019";
+constexpr const char* kRaceCode = "R040";
+constexpr const char* kRaceIncomplete = "R041";
+
+RunResult refused(ir::Diagnostics diagnostics) {
+  RunResult r;
+  r.status = RunStatus::Invalid;
+  r.diagnostics = std::move(diagnostics);
+  return r;
+}
+
+RunResult refused(const RunOptions& o, const char* code, ir::SourceLoc loc, std::string message) {
+  ir::Diagnostics ds;
+  ds.error(code, o.file, loc, std::move(message));
+  return refused(std::move(ds));
+}
+
+/// a * b saturating at UINT64_MAX.
+std::uint64_t mul_sat(std::uint64_t a, std::uint64_t b) {
+  if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
+  return a * b;
+}
+
+/// The checks that must pass before the engine allocates anything.
+std::optional<RunResult> check_resources(const CompiledProgram& program, std::span<const Bytes> buffers, Grid grid,
+                                         const RunOptions& o) {
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return refused(o, kGridDimensionZero, {},
+                   fmt::format("the dispatch grid {}x{}x{} has a zero dimension", grid[0], grid[1], grid[2]));
+  const auto wg = program.workgroup_size;
+  const std::uint64_t lanes = mul_sat(mul_sat(wg[0], wg[1]), wg[2]);
+  if (lanes == 0)
+    return refused(o, kGridDimensionZero, {}, fmt::format("the workgroup size {}x{}x{} has a zero dimension", wg[0], wg[1], wg[2]));
+  if (lanes > o.limits.max_workgroup_invocations || lanes > 0xFFFFu + 1)
+    return refused(o, kTooManyInvocations, {},
+                   fmt::format("a workgroup of {} invocations exceeds the limit of {}", lanes,
+                               std::min<std::uint64_t>(o.limits.max_workgroup_invocations, 0x10000)));
+  const std::uint64_t workgroups = mul_sat(mul_sat(grid[0], grid[1]), grid[2]);
+  const std::uint64_t invocations = mul_sat(workgroups, lanes);
+  if (invocations > o.limits.max_invocations || invocations > 0xFFFFFFFFu)
+    return refused(o, kTooManyInvocations, {},
+                   fmt::format("the dispatch of {}x{}x{} workgroups of {} invocations exceeds the limit of {} invocations",
+                               grid[0], grid[1], grid[2], lanes, o.limits.max_invocations));
+  std::uint64_t total = 0;
+  for (std::size_t b = 0; b < program.buffers.size(); ++b) {
+    const CompiledBuffer& cb = program.buffers[b];
+    if (cb.workgroup) continue;
+    const std::uint64_t bytes = buffers[cb.storage_index].size();
+    if (bytes > o.limits.max_buffer_bytes || bytes / 4 > 0xFFFFFFFFu)
+      return refused(o, kBufferTooLarge, {},
+                     fmt::format("buffer '{}' of {} bytes exceeds the limit of {} bytes", cb.name, bytes,
+                                 o.limits.max_buffer_bytes));
+    total += bytes;
+  }
+  total += Engine::state_bytes(program, grid);
+  if (o.detect_races) total += RaceDetector::shadow_bytes(program, buffers);
+  if (total > o.limits.max_total_bytes)
+    return refused(o, kTooMuchMemory, {},
+                   fmt::format("the run needs about {} bytes (buffers, interpreter state{}), more than the limit of {}",
+                               total, o.detect_races ? ", race shadow" : "", o.limits.max_total_bytes));
+  return std::nullopt;
+}
+
+}  // namespace
+
+ir::Result<PreparedProgram> prepare(const ir::Program& program, const RunOptions& options) {
+  PreparedProgram out;
+  if (options.validate) {
+    ir::Diagnostics ds = ir::validate(program, options.file);
+    if (ds.has_errors()) return ds;
+    out.warnings = std::move(ds);
+  }
+  auto types = ir::typecheck(program, options.file);
+  if (!types) return types.diagnostics();
+  auto compiled = compile(program, *types, options.file);
+  if (!compiled) return compiled.diagnostics();
+  out.compiled = std::move(*compiled);
+  out.buffers.assign(program.buffers().begin(), program.buffers().end());
+  return out;
+}
+
+RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Grid grid, std::uint32_t fixpoint,
+                  const RunOptions& options) {
+  const CompiledProgram& program = prepared.compiled;
+  if (buffers.size() != program.storage_buffer_count)
+    return refused(options, kBufferCount, {},
+                   fmt::format("the program has {} non-workgroup buffers but {} byte vectors were given",
+                               program.storage_buffer_count, buffers.size()));
+  if (fixpoint == 0) return refused(options, kFixpointZero, {}, "fixpoint must be at least 1");
+  if (auto refusal = check_resources(program, buffers, grid, options)) return std::move(*refusal);
+
+  RunResult result;
+  result.grid = grid;
+  std::unique_ptr<RaceDetector> races;
+  std::vector<Observer*> observers = options.observers;
+  if (options.detect_races) {
+    races = std::make_unique<RaceDetector>(program, buffers, options.same_value_writes_race);
+    observers.push_back(races.get());
+  }
+  Engine engine(program, options, observers, grid, buffers, result);
+  engine.run(fixpoint);
+  if (races) {
+    result.races = races->take_reports();
+    if (races->incomplete())
+      result.diagnostics.add({ir::Severity::Warning, kRaceIncomplete, options.file, {},
+                              "race detection stopped early: too many barrier intervals between two grid_syncs", {}});
+    for (const RaceReport& r : result.races) {
+      auto& d = result.diagnostics.error(kRaceCode, options.file, r.second.site.loc, r.message);
+      if (r.first.site.loc.known()) d.notes.push_back({ir::Severity::Note, {}, options.file, r.first.site.loc, "the other access", {}});
+    }
+    if (result.status == RunStatus::Ok && !result.races.empty()) result.status = RunStatus::Race;
+  }
+  return result;
+}
+
+RunResult execute(const ir::Program& program, std::span<Bytes> buffers, Grid grid, std::uint32_t fixpoint,
+                  const RunOptions& options) {
+  auto prepared = prepare(program, options);
+  if (!prepared) return refused(prepared.diagnostics());
+  return execute(*prepared, buffers, grid, fixpoint, options);
+}
+
+RunResult run_reference(const ir::Program& program, std::span<const Bytes> inputs, std::optional<Grid> grid,
+                        std::uint32_t fixpoint, const RunOptions& options) {
+  auto prepared = prepare(program, options);
+  if (!prepared) return refused(prepared.diagnostics());
+  const auto decls = program.buffers();
+
+  // The bytes of every non-workgroup buffer: caller inputs, or zero-filled backend allocations.
+  std::size_t expected_inputs = 0;
+  for (const ir::BufferDecl& d : decls) expected_inputs += ir::is_reference_input(d) ? 1 : 0;
+  if (inputs.size() != expected_inputs)
+    return refused(options, kBufferCount, {},
+                   fmt::format("the program has {} reference inputs but {} byte vectors were given", expected_inputs,
+                               inputs.size()));
+  std::size_t next_input = 0;
+  std::vector<Bytes> storage;
+  std::vector<std::uint64_t> element_counts;
+  for (const ir::BufferDecl& d : decls) {
+    const std::string_view name = program.name(d.name);
+    if (d.access == ir::BufferAccess::Workgroup) {
+      element_counts.push_back(d.count);
+      continue;
+    }
+    if (ir::is_reference_input(d)) {
+      const Bytes& in = inputs[next_input++];
+      if (in.size() < d.static_byte_len())
+        return refused(options, kInputTooShort, d.loc,
+                       fmt::format("input '{}' has {} bytes but the buffer declares {} elements ({} bytes)", name,
+                                   in.size(), d.count, d.static_byte_len()));
+      if (in.size() > options.limits.max_buffer_bytes)
+        return refused(options, kBufferTooLarge, d.loc, fmt::format("input '{}' of {} bytes exceeds the limit", name, in.size()));
+      storage.push_back(in);
+    } else {
+      const auto bytes = ir::backend_allocation_bytes(d);
+      if (!bytes)
+        return refused(options, kNoStaticSize, d.loc,
+                       fmt::format("output '{}' has no count and no output_byte_range, so it has no size", name));
+      if (*bytes > options.limits.max_buffer_bytes)
+        return refused(options, kBufferTooLarge, d.loc,
+                       fmt::format("output '{}' of {} bytes exceeds the limit of {} bytes", name, *bytes,
+                                   options.limits.max_buffer_bytes));
+      storage.emplace_back(static_cast<std::size_t>(*bytes), std::uint8_t{0});
+    }
+    element_counts.push_back(storage.back().size() / 4);
+    if (d.output_byte_range && ir::is_reference_output(d) &&
+        (d.output_byte_range->begin > d.output_byte_range->end || d.output_byte_range->end > storage.back().size()))
+      return refused(options, kRangeOutside, d.loc,
+                     fmt::format("output_byte_range {}..{} of '{}' lies outside its {} bytes",
+                                 d.output_byte_range->begin, d.output_byte_range->end, name, storage.back().size()));
+  }
+  Grid dispatch;
+  if (grid) {
+    dispatch = *grid;
+  } else {
+    auto inferred = ir::reference_grid(program, element_counts);
+    if (!inferred) return refused(inferred.diagnostics());
+    dispatch = *inferred;
+  }
+
+  RunResult result = execute(*prepared, storage, dispatch, fixpoint, options);
+  if (result.status != RunStatus::Ok && result.status != RunStatus::Race) return result;
+  std::size_t s = 0;
+  for (const ir::BufferDecl& d : decls) {
+    if (d.access == ir::BufferAccess::Workgroup) continue;
+    Bytes& bytes = storage[s++];
+    if (!ir::is_reference_output(d)) continue;
+    OutputBuffer out;
+    out.name = std::string(program.name(d.name));
+    out.element = d.element;
+    if (d.output_byte_range) {
+      const auto begin = static_cast<std::ptrdiff_t>(d.output_byte_range->begin);
+      const auto end = static_cast<std::ptrdiff_t>(d.output_byte_range->end);
+      out.bytes.assign(bytes.begin() + begin, bytes.begin() + end);
+    } else {
+      out.bytes = std::move(bytes);
+    }
+    result.outputs.push_back(std::move(out));
+  }
+  return result;
+}
+
+ir::Result<std::vector<Bytes>> case_inputs(const ir::Case& c) {
+  const ir::Program& p = c.program;
+  ir::Diagnostics ds;
+  std::vector<const ir::InputData*> data(p.buffers().size(), nullptr);
+  for (const ir::InputData& in : c.inputs) {
+    const auto index = p.find_name(in.buffer) ? p.buffer_index(*p.find_name(in.buffer)) : std::nullopt;
+    if (!index) {
+      ds.error(kBadCaseInput, c.file, in.loc, fmt::format("input data for '{}', which is not a buffer", in.buffer));
+      continue;
+    }
+    const ir::BufferDecl& d = p.buffers()[*index];
+    if (!ir::is_reference_input(d)) {
+      ds.error(kBadCaseInput, c.file, in.loc,
+               fmt::format("input data for '{}', which takes no input ({})", in.buffer,
+                           d.access == ir::BufferAccess::Workgroup ? "workgroup memory" : "backend-allocated output"));
+      continue;
+    }
+    if (data[*index] != nullptr) {
+      ds.error(kBadCaseInput, c.file, in.loc, fmt::format("second input data for '{}'", in.buffer));
+      continue;
+    }
+    data[*index] = &in;
+  }
+  std::vector<Bytes> inputs;
+  for (std::size_t i = 0; i < p.buffers().size(); ++i) {
+    const ir::BufferDecl& d = p.buffers()[i];
+    if (!ir::is_reference_input(d)) continue;
+    std::vector<std::uint32_t> words;
+    if (data[i] != nullptr) {
+      words = ir::materialize(*data[i], d.element, d.count);
+    } else if (d.count > 0) {
+      words.assign(d.count, 0u);
+    } else {
+      ds.error(kBadCaseInput, c.file, d.loc,
+               fmt::format("runtime-sized input '{}' needs input data", p.name(d.name)));
+      continue;
+    }
+    Bytes bytes(words.size() * 4);
+    for (std::size_t w = 0; w < words.size(); ++w)
+      for (int k = 0; k < 4; ++k) bytes[w * 4 + k] = static_cast<std::uint8_t>(words[w] >> (8 * k));
+    inputs.push_back(std::move(bytes));
+  }
+  if (ds.has_errors()) return ds;
+  return inputs;
+}
+
+RunResult run_case(const ir::Case& c, const RunOptions& options) {
+  RunOptions o = options;
+  if (o.file.empty()) o.file = c.file;
+  auto inputs = case_inputs(c);
+  if (!inputs) return refused(inputs.diagnostics());
+  return run_reference(c.program, *inputs, c.grid, c.fixpoint, o);
+}
+
+}  // namespace gridcheck::interp

@@ -1,0 +1,96 @@
+#pragma once
+// The reference interpreter R (DESIGN §3): the whole program as one dispatch with TRUE grid sync.
+// A grid_sync releases only when every non-finished invocation of the grid waits at it; locals,
+// workgroup memory, returned invocations and storage writes all persist across it (native
+// cooperative semantics, spec §1 — not vyre's §3.8 reference, which drops them).
+//
+// Three entry points, from high to low level:
+//   run_case       a parsed case: inputs materialised by name, grid from the case or inferred by the
+//                  reference rule (spec §3.1), fixpoint, outputs = reference outputs;
+//   run_reference  a program plus one byte vector per reference input (spec §3.1 step 2);
+//   execute        a program plus the bytes of EVERY non-workgroup buffer, updated in place — the
+//                  seam a planner::Executor wraps (no output slicing, no zero-filling).
+// Every entry point returns a typed RunResult (result.hpp) and never throws or aborts on user input.
+//
+// Before anything is allocated a run is refused (status invalid) when the program does not validate
+// (ir::validate; ir::typecheck only, with `validate = false`), contains what the reference does not
+// run (spec §3.7: async, collectives, indirect dispatch, opaque), or exceeds a resource limit.
+// The IR `trap` statement runs: executing it gives a trap result (TrapKind::TrapStatement).
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "interp/compiled_program.hpp"
+#include "interp/result.hpp"
+#include "interp/schedule.hpp"
+#include "ir/case.hpp"
+#include "ir/program.hpp"
+
+namespace gridcheck::interp {
+
+class Observer;
+
+/// Limits checked before allocation (diagnostic R010-R013).
+struct ResourceLimits {
+  std::uint64_t max_invocations = std::uint64_t{1} << 28;           ///< total invocations of a dispatch
+  std::uint64_t max_workgroup_invocations = 65536;                  ///< invocations of one workgroup
+  std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;          ///< one storage buffer (and < 2^34)
+  std::uint64_t max_total_bytes = std::uint64_t{8} << 30;           ///< buffers + interpreter state
+};
+
+struct RunOptions {
+  Schedule schedule;
+  /// Run the race detector (race_detector.hpp). Costs time and memory; off by default.
+  bool detect_races = false;
+  /// Report two unordered plain writes of the same value as a race (off: tolerated, as Oclgrind's
+  /// --uniform-writes; the bytes cannot depend on their order).
+  bool same_value_writes_race = false;
+  /// Run ir::validate first (refuse on errors). Off: only ir::typecheck, for deliberately invalid
+  /// programs in tests (for example to reach the dynamic divergence checks).
+  bool validate = true;
+  /// Instruction budget over all launches; running out gives out_of_fuel.
+  std::uint64_t fuel = std::uint64_t{1} << 32;
+  ResourceLimits limits;
+  /// Extra observers (not owned); see observer.hpp.
+  std::vector<Observer*> observers;
+  /// Labels diagnostics.
+  std::string file;
+};
+
+/// A program checked and compiled once, runnable many times (benchmarks, schedule sweeps).
+struct PreparedProgram {
+  CompiledProgram compiled;
+  ir::Diagnostics warnings;  ///< validator warnings
+  std::vector<ir::BufferDecl> buffers;
+};
+
+/// Validates (per options) and compiles.
+ir::Result<PreparedProgram> prepare(const ir::Program& program, const RunOptions& options = {});
+
+/// One dispatch of `grid` workgroups, `fixpoint` times in a row (fixpoint >= 1), over `buffers`: the
+/// bytes of each non-workgroup buffer in declaration order, initial contents in, final contents
+/// out. Element counts come from the byte lengths (bytes / 4). `outputs` stays empty.
+RunResult execute(const PreparedProgram& program, std::span<Bytes> buffers, Grid grid, std::uint32_t fixpoint = 1,
+                  const RunOptions& options = {});
+RunResult execute(const ir::Program& program, std::span<Bytes> buffers, Grid grid, std::uint32_t fixpoint = 1,
+                  const RunOptions& options = {});
+
+/// The reference dispatch (spec §3.1): `inputs` holds one byte vector per ir::is_reference_input
+/// buffer in declaration order (a static buffer needs at least count·4 bytes; extra bytes are kept);
+/// backend-allocated outputs start zero-filled at ir::backend_allocation_bytes; workgroup memory is
+/// zeroed per workgroup. `grid` nullopt: ir::reference_grid. Outputs: every ir::is_reference_output
+/// buffer in declaration order, sliced to its output_byte_range.
+RunResult run_reference(const ir::Program& program, std::span<const Bytes> inputs, std::optional<Grid> grid = std::nullopt,
+                        std::uint32_t fixpoint = 1, const RunOptions& options = {});
+
+/// A case: each ir::InputData materialised into its buffer (a reference input without data starts
+/// zero-filled at its declared count), the case's grid or the inferred one, the case's fixpoint.
+RunResult run_case(const ir::Case& c, const RunOptions& options = {});
+
+/// The caller bytes of each reference input of a case, in declaration order (what run_case feeds
+/// run_reference), or the diagnostics explaining why the inputs are unusable.
+ir::Result<std::vector<Bytes>> case_inputs(const ir::Case& c);
+
+}  // namespace gridcheck::interp
