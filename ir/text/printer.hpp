@@ -24,6 +24,7 @@ struct PrintedProgram {
   std::string text;
   std::vector<SourceLoc> stmt_locs;
   std::vector<SourceLoc> expr_locs;
+  std::vector<SourceLoc> buffer_locs;  ///< by declaration index: the buffer's name on its line
 };
 PrintedProgram print_with_locations(const Program& p);
 

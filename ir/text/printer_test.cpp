@@ -111,6 +111,8 @@ TEST(IR_TextPrinter, RecordsTheLocationsTheParserWouldRecord) {
   EXPECT_EQ(printed.text, kExampleText);
   ASSERT_EQ(printed.stmt_locs.size(), p.stmt_count());
   ASSERT_EQ(printed.expr_locs.size(), p.expr_count());
+  ASSERT_EQ(printed.buffer_locs.size(), 4u);
+  EXPECT_EQ(printed.buffer_locs[1], (SourceLoc{4, 8}));
   const StmtId root = p.entry_stmts()[0];
   EXPECT_EQ(printed.stmt_locs[index_of(root)], (SourceLoc{8, 1}));
   const StmtId let_v = p.list(p.stmt(root).body)[0];
@@ -119,6 +121,7 @@ TEST(IR_TextPrinter, RecordsTheLocationsTheParserWouldRecord) {
 
   Result<Program> back = parse_program(printed.text, "golden.gc");
   ASSERT_TRUE(back);
+  for (std::size_t i = 0; i < back->buffers().size(); ++i) EXPECT_EQ(back->buffers()[i].loc, printed.buffer_locs[i]);
   SameLocations(p, printed, *back).lists(p.entry(), back->entry());
 }
 

@@ -47,8 +47,11 @@ void ProgramPrinter::workgroup_size_line() {
 }
 
 void ProgramPrinter::buffer_lines() {
+  buffer_locs_.clear();
   for (const BufferDecl& b : p_.buffers()) {
-    write(fmt::format("buffer {}: {}[", name(b.name), name_of(b.element)));
+    write("buffer ");
+    buffer_locs_.push_back(here());
+    write(fmt::format("{}: {}[", name(b.name), name_of(b.element)));
     if (b.count != 0) write(fmt::format("{}", b.count));
     write(fmt::format("] {}", name_of(b.access)));
     if (b.access != BufferAccess::Workgroup || b.binding != 0) write(fmt::format(" binding {}", b.binding));
@@ -330,6 +333,7 @@ PrintedProgram print_with_locations(const Program& p) {
   PrintedProgram out;
   out.stmt_locs = std::move(printer.stmt_locs());
   out.expr_locs = std::move(printer.expr_locs());
+  out.buffer_locs = std::move(printer.buffer_locs());
   out.text = printer.take();
   return out;
 }

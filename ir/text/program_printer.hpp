@@ -29,6 +29,7 @@ class ProgramPrinter {
   std::string take() { return std::move(out_); }
   std::vector<SourceLoc>& stmt_locs() { return stmt_locs_; }
   std::vector<SourceLoc>& expr_locs() { return expr_locs_; }
+  std::vector<SourceLoc>& buffer_locs() { return buffer_locs_; }
 
  private:
   void indent();
@@ -45,6 +46,7 @@ class ProgramPrinter {
   std::uint32_t depth_ = 0;
   std::vector<SourceLoc> stmt_locs_;
   std::vector<SourceLoc> expr_locs_;
+  std::vector<SourceLoc> buffer_locs_;
 };
 
 }  // namespace gridcheck::ir::text
