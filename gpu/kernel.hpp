@@ -1,0 +1,53 @@
+#pragma once
+// From a program to something dispatchable, shared by the single-launch executor and the resident
+// session: type-check, lower to GLSL, check the device's features and limits, compile (cached by GLSL
+// text), create the pipeline (cached by SPIR-V), and afterwards turn a trap record into a LaunchError.
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "gpu/compute_pipeline.hpp"
+#include "gpu/glsl_compiler.hpp"
+#include "gpu/glsl_lowering.hpp"
+#include "ir/diagnostic.hpp"
+#include "ir/program.hpp"
+#include "planner/executor.hpp"
+
+namespace gridcheck::gpu {
+
+class VulkanContext;
+
+struct Kernel {
+  LoweredShader shader;
+  const ComputePipeline* pipeline = nullptr;  ///< owned by the context's PipelineCache
+};
+
+struct KernelOptions {
+  std::optional<std::array<std::uint32_t, 3>> workgroup_override;
+  std::string label;  ///< names the shader in comments, dumps and internal errors
+  /// When set, every lowered shader is also written to <dir>/<label>-<hash>.comp (`--dump-glsl DIR`).
+  std::optional<std::filesystem::path> dump_dir;
+};
+
+/// K034 (types), K030/K031 (lowering), K007 (missing device feature), K022/K023/K024 (limits),
+/// K090/K091 (internal: our GLSL or SPIR-V is bad), K010/K012 (driver).
+ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, const ir::Program& program,
+                                  const KernelOptions& options);
+
+/// K022 / K023 / K024 / K007 when `shader` does not fit `ctx`'s device.
+std::optional<ir::Diagnostic> check_device_fits(const VulkanContext& ctx, const LoweredShader& shader);
+
+/// K021 when a grid exceeds maxComputeWorkGroupCount.
+std::optional<ir::Diagnostic> check_grid(const VulkanContext& ctx, std::array<std::uint32_t, 3> grid);
+
+/// The grid of a launch: the override, else spec §5.7 (ir::launch_plan) for the effective workgroup size.
+ir::Result<std::array<std::uint32_t, 3>> launch_grid(const ir::Program& program, const planner::LaunchConfig& config);
+
+/// The launch error for a trap record key (kNoTrap: none).
+std::optional<planner::LaunchError> trap_error(std::uint64_t key, const LoweredShader& shader,
+                                               std::array<std::uint32_t, 3> grid);
+
+}  // namespace gridcheck::gpu

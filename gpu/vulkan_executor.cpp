@@ -1,0 +1,150 @@
+#include "gpu/vulkan_executor.hpp"
+
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "gpu/command_batch.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/gpu_diagnostics.hpp"
+#include "gpu/kernel.hpp"
+#include "ir/abi.hpp"
+
+namespace gridcheck::gpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t since(Clock::time_point start) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+planner::LaunchError invalid(Code code, std::string message) { return to_launch_error(make_error(code, std::move(message))); }
+
+}  // namespace
+
+ir::Result<std::unique_ptr<VulkanExecutor>> VulkanExecutor::create(const ContextOptions& options) {
+  ir::Result<std::unique_ptr<VulkanContext>> ctx = VulkanContext::create(options);
+  if (!ctx) return ctx.diagnostics();
+  auto exec = std::make_unique<VulkanExecutor>(**ctx);
+  exec->owned_ = std::move(ctx).value();
+  return exec;
+}
+
+VulkanExecutor::VulkanExecutor(VulkanContext& ctx) : ctx_(&ctx) {}
+VulkanExecutor::~VulkanExecutor() = default;
+
+std::string VulkanExecutor::name() const { return "vulkan:" + ctx_->info().name; }
+
+std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& program,
+                                                          std::span<const planner::Bytes* const> inputs,
+                                                          const planner::LaunchConfig& config,
+                                                          std::vector<planner::Bytes>& outputs) {
+  const auto start = Clock::now();
+  last_ = {};
+  ++launches_;
+  if (config.fixpoint_iterations == 0) return invalid(Code::BadInputs, "fixpoint_iterations is 0; a launch runs at least once");
+
+  KernelOptions ko;
+  ko.workgroup_override = config.workgroup_override;
+  ko.label = label_.empty() ? fmt::format("launch {}", launches_) : label_;
+  ko.dump_dir = dump_dir_;
+  ir::Result<Kernel> kernel = prepare_kernel(*ctx_, compiler_, program, ko);
+  last_.lower_compile_ns = since(start);
+  if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
+  const LoweredShader& shader = kernel->shader;
+
+  ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);
+  if (!grid) {
+    planner::LaunchError e = to_launch_error(grid.diagnostics().all().front());
+    e.kind = planner::LaunchErrorKind::InvalidProgram;
+    return e;
+  }
+  if (std::optional<ir::Diagnostic> d = check_grid(*ctx_, *grid)) return to_launch_error(*d);
+
+  // Bytes of every non-workgroup buffer: the caller's for inputs, zeros for the other outputs.
+  const auto decls = program.buffers();
+  std::size_t expected_inputs = 0;
+  for (const ir::BufferDecl& b : decls) expected_inputs += ir::is_dispatch_input(b) ? 1 : 0;
+  if (inputs.size() != expected_inputs)
+    return invalid(Code::BadInputs, fmt::format("the launch takes {} input buffers but received {}", expected_inputs, inputs.size()));
+  std::vector<const planner::Bytes*> input_of(decls.size(), nullptr);
+  std::vector<std::uint64_t> size_of(decls.size(), 0);
+  for (std::size_t i = 0, next = 0; i < decls.size(); ++i) {
+    const ir::BufferDecl& b = decls[i];
+    if (b.access == ir::BufferAccess::Workgroup) continue;
+    if (ir::is_dispatch_input(b)) {
+      const planner::Bytes* bytes = inputs[next++];
+      GC_ASSERT(bytes != nullptr);
+      if (b.count > 0 && bytes->size() != b.static_byte_len())
+        return invalid(Code::BadInputs, fmt::format("input buffer `{}` has {} bytes but its declaration needs exactly {} (count {})",
+                                                    program.name(b.name), bytes->size(), b.static_byte_len(), b.count));
+      input_of[i] = bytes;
+      size_of[i] = bytes->size();
+    } else {
+      const std::optional<std::uint64_t> bytes = ir::backend_allocation_bytes(b);
+      if (!bytes)
+        return invalid(Code::NoOutputSize, fmt::format("output buffer `{}` receives no bytes and has neither a count nor an "
+                                                       "output_byte_range to size it",
+                                                       program.name(b.name)));
+      size_of[i] = *bytes;
+    }
+  }
+
+  std::vector<DeviceBuffer> buffers(decls.size());
+  for (const BufferBinding& bb : shader.buffers) {
+    ir::Result<DeviceBuffer> buffer = DeviceBuffer::create(*ctx_, size_of[bb.decl_index]);
+    if (!buffer) return to_launch_error(buffer.diagnostics().all().front());
+    buffers[bb.decl_index] = std::move(buffer).value();
+    if (const planner::Bytes* in = input_of[bb.decl_index]) buffers[bb.decl_index].write(*in);
+  }
+  DeviceBuffer trap;
+  if (shader.trap_binding) {
+    ir::Result<DeviceBuffer> t = DeviceBuffer::create(*ctx_, 8);
+    if (!t) return to_launch_error(t.diagnostics().all().front());
+    trap = std::move(t).value();
+    std::memset(trap.bytes().data(), 0xFF, 8);
+  }
+
+  std::vector<const DeviceBuffer*> bound;
+  std::vector<std::uint32_t> push(shader.push_constant_words, 0);
+  for (const BufferBinding& bb : shader.buffers) {
+    bound.push_back(&buffers[bb.decl_index]);
+    if (bb.length_push_word) push[*bb.length_push_word] = static_cast<std::uint32_t>(size_of[bb.decl_index] / 4);
+  }
+  if (shader.trap_binding) bound.push_back(&trap);
+
+  CommandBatch batch(*ctx_);
+  for (std::uint32_t i = 0; i < config.fixpoint_iterations; ++i) batch.dispatch(*kernel->pipeline, bound, push, *grid);
+  ir::Result<SubmitStats> submitted = batch.submit_and_wait();
+  if (!submitted) return to_launch_error(submitted.diagnostics().all().front());
+  last_.submit_ns = submitted->wall_ns;
+
+  if (shader.trap_binding) {
+    std::uint64_t key = 0;
+    std::memcpy(&key, trap.bytes().data(), 8);
+    if (std::optional<planner::LaunchError> e = trap_error(key, shader, *grid)) return e;
+  }
+
+  std::size_t n = 0;
+  for (const ir::BufferDecl& b : decls) n += ir::is_dispatch_output(b) ? 1 : 0;
+  outputs.resize(n);
+  for (std::size_t i = 0, next = 0; i < decls.size(); ++i) {
+    const ir::BufferDecl& b = decls[i];
+    if (!ir::is_dispatch_output(b)) continue;
+    std::span<const std::uint8_t> bytes = buffers[i].bytes();
+    if (b.output_byte_range) {
+      const ir::ByteRange r = *b.output_byte_range;
+      if (r.begin > r.end || r.end > bytes.size())
+        return invalid(Code::BadInputs, fmt::format("output_byte_range {}..{} of `{}` lies outside its {} bytes", r.begin, r.end,
+                                                    program.name(b.name), bytes.size()));
+      bytes = bytes.subspan(r.begin, r.end - r.begin);
+    }
+    outputs[next++].assign(bytes.begin(), bytes.end());
+  }
+  last_.total_ns = since(start);
+  return std::nullopt;
+}
+
+}  // namespace gridcheck::gpu

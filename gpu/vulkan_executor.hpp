@@ -1,0 +1,66 @@
+#pragma once
+// VulkanExecutor: planner::Executor on a Vulkan device (H-gpu per segment, W-gpu for a whole
+// fence-free program). One launch = lower + compile (both cached) + fresh host-visible buffers + one
+// submission of `fixpoint_iterations` dispatches separated by COMPUTE->COMPUTE barriers + readback.
+//
+// ABI (planner/executor.hpp): inputs are the ir::is_dispatch_input buffers in declaration order; a
+// buffer with a declared count must receive exactly count*4 bytes (spec §5.5); dispatch outputs that
+// are not inputs start zero-filled at ir::backend_allocation_bytes; outputs are the
+// ir::is_dispatch_output buffers in declaration order, sliced to output_byte_range. The grid is the
+// override, else spec §5.7 (ir::launch_plan) for the effective workgroup size.
+//
+// Errors are LaunchErrors, never exceptions or aborts: a trap is LaunchErrorKind::Trap with the
+// source location of the trapping operation and the invocation; device limits are Resource; a GLSL or
+// SPIR-V the toolchain rejects is Backend with "internal error: K09x: ..." naming the saved GLSL.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gpu/glsl_compiler.hpp"
+#include "gpu/vulkan_context.hpp"
+#include "planner/executor.hpp"
+
+namespace gridcheck::gpu {
+
+struct LaunchStats {
+  std::uint64_t lower_compile_ns = 0;  ///< type-check + lowering + compile (cache hits are cheap)
+  std::uint64_t submit_ns = 0;         ///< submission to fence, all fixpoint iterations
+  std::uint64_t total_ns = 0;          ///< the whole launch() call
+};
+
+class VulkanExecutor final : public planner::Executor {
+ public:
+  /// Owns a new context on the chosen device.
+  static ir::Result<std::unique_ptr<VulkanExecutor>> create(const ContextOptions& options = {});
+  /// Uses `ctx`, which must outlive the executor.
+  explicit VulkanExecutor(VulkanContext& ctx);
+  ~VulkanExecutor() override;
+
+  std::string name() const override;
+  std::optional<planner::LaunchError> launch(const ir::Program& program, std::span<const planner::Bytes* const> inputs,
+                                             const planner::LaunchConfig& config,
+                                             std::vector<planner::Bytes>& outputs) override;
+
+  /// `--dump-glsl DIR`: also write every lowered shader there.
+  void set_dump_dir(std::optional<std::filesystem::path> dir) { dump_dir_ = std::move(dir); }
+  /// Labels the next launches' shaders ("segment 2 of 3"); empty: "launch N".
+  void set_label(std::string label) { label_ = std::move(label); }
+
+  VulkanContext& context() { return *ctx_; }
+  GlslCompiler& compiler() { return compiler_; }
+  const LaunchStats& last_launch() const { return last_; }
+  std::uint64_t launches() const { return launches_; }
+
+ private:
+  std::unique_ptr<VulkanContext> owned_;
+  VulkanContext* ctx_;
+  GlslCompiler compiler_;
+  std::optional<std::filesystem::path> dump_dir_;
+  std::string label_;
+  LaunchStats last_;
+  std::uint64_t launches_ = 0;
+};
+
+}  // namespace gridcheck::gpu
