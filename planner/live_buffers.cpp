@@ -1,6 +1,7 @@
 #include "planner/live_buffers.hpp"
 
 #include "ir/equality.hpp"
+#include "planner/dispatch_types.hpp"
 #include "planner/split_errors.hpp"
 
 namespace gridcheck::planner {
@@ -40,8 +41,9 @@ std::optional<ir::Diagnostic> gather_inputs_by_name(const SplitPlan& plan, std::
   return std::nullopt;
 }
 
-std::optional<ir::Diagnostic> refresh_named_outputs(const SplitPlan& plan, std::size_t segment_index,
-                                                    std::vector<Bytes>& outputs, LiveMap& live) {
+std::optional<ir::Diagnostic> refresh_named_outputs_with(const SplitPlan& plan, std::size_t segment_index,
+                                                         std::vector<Bytes>& outputs, LiveMap& live,
+                                                         const RefreshEntry& refresh_entry) {
   const PlannedSegment& segment = plan.segments[segment_index];
   if (outputs.size() != segment.output_names.size())
     return split_error::output_count(segment_index, plan.segments.size(), outputs.size(),
@@ -50,10 +52,23 @@ std::optional<ir::Diagnostic> refresh_named_outputs(const SplitPlan& plan, std::
     const std::string& name = segment.output_names[i];
     auto it = live.find(name);
     if (it == live.end()) it = live.emplace(name, LiveBuffer::owned({})).first;
-    it->second.refresh_from_output(outputs[i]);
+    refresh_entry(it->second, outputs[i]);
   }
   for (Bytes& output : outputs) output.clear();
   return std::nullopt;
+}
+
+std::optional<ir::Diagnostic> refresh_named_outputs(const SplitPlan& plan, std::size_t segment_index,
+                                                    std::vector<Bytes>& outputs, LiveMap& live) {
+  return refresh_named_outputs_with(plan, segment_index, outputs, live,
+                                    [](LiveBuffer& entry, Bytes& produced) { entry.refresh_from_output(produced); });
+}
+
+bool FingerprintConvergence::converged(const LiveMap& live) {
+  const std::uint64_t fingerprint = owned_accumulator_fingerprint(live);
+  if (previous_ == fingerprint) return true;
+  previous_ = fingerprint;
+  return false;
 }
 
 void replace_output_buffers_preserving_slots(std::vector<Bytes>& final_outputs, std::vector<Bytes>& outputs) {

@@ -4,6 +4,7 @@
 // accumulator fingerprint, the gathering of a segment's inputs and the final reassembly by name.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -57,6 +58,13 @@ std::optional<ir::Diagnostic> gather_inputs_by_name(const SplitPlan& plan, std::
 /// allocation). Error S008 when the executor returned a different number of slots.
 std::optional<ir::Diagnostic> refresh_named_outputs(const SplitPlan& plan, std::size_t segment_index,
                                                     std::vector<Bytes>& outputs, LiveMap& live);
+/// refresh_named_outputs with a replaceable per-entry step (vyre: LiveBuffer::refresh_from_output),
+/// e.g. for a mutant that copies instead of swapping, or aliases the output slot. A missing name is
+/// inserted as an empty owned entry before the step runs.
+using RefreshEntry = std::function<void(LiveBuffer& entry, Bytes& produced)>;
+std::optional<ir::Diagnostic> refresh_named_outputs_with(const SplitPlan& plan, std::size_t segment_index,
+                                                         std::vector<Bytes>& outputs, LiveMap& live,
+                                                         const RefreshEntry& refresh_entry);
 
 /// vyre `collect_final_named_outputs`: removes each final name from the live map (owned bytes
 /// moved, borrowed bytes copied) and stores them in `outputs`, preserving the caller's slots.

@@ -7,13 +7,6 @@
 
 namespace gridcheck::planner {
 
-bool FingerprintConvergence::converged(const LiveMap& live) {
-  const std::uint64_t fingerprint = owned_accumulator_fingerprint(live);
-  if (previous_ == fingerprint) return true;
-  previous_ = fingerprint;
-  return false;
-}
-
 std::vector<std::string> vyre_input_names(const ir::Program& program) {
   std::vector<std::string> names;
   for (const ir::BufferDecl& b : program.buffers())
@@ -28,19 +21,24 @@ std::vector<std::string> vyre_output_names(const ir::Program& program) {
   return names;
 }
 
-std::optional<ir::Diagnostic> vyre_seed_inputs(const ir::Program& source, const SplitPlan& plan, LiveMap& live) {
+std::optional<ir::Diagnostic> seed_backend_allocated_inputs(const ir::Program& source, const SplitPlan& plan,
+                                                            LiveMap& live, const SeedLength& length) {
   for (const PlannedSegment& segment : plan.segments) {
     for (const std::string& name : segment.input_names) {
       if (live.contains(name)) continue;
       const ir::BufferDecl* decl = source.find_buffer(name);
       if (decl == nullptr) return split_error::seed_undeclared(name);
       if (!ir::is_backend_allocated_output(*decl)) continue;  // surfaces later as S007
-      const std::optional<std::uint64_t> bytes = ir::backend_allocation_bytes(*decl);
+      const std::optional<std::uint64_t> bytes = length(*decl);
       if (!bytes) return split_error::seed_without_size(name);
       live.emplace(name, LiveBuffer::owned(Bytes(static_cast<std::size_t>(*bytes), 0)));
     }
   }
   return std::nullopt;
+}
+
+std::optional<ir::Diagnostic> vyre_seed_inputs(const ir::Program& source, const SplitPlan& plan, LiveMap& live) {
+  return seed_backend_allocated_inputs(source, plan, live, ir::backend_allocation_bytes);
 }
 
 LaunchConfig vyre_segment_launch(const RunConfig& config, const ir::Program&, const PlannedSegment&,

@@ -119,6 +119,11 @@ std::vector<std::string> vyre_output_names(const ir::Program& program);
 /// has no live entry: undeclared in the source -> S005; not backend-allocated -> skipped (it fails
 /// later with S007); else zeros of the static length, or else output_byte_range.end, or S006.
 std::optional<ir::Diagnostic> vyre_seed_inputs(const ir::Program& source, const SplitPlan& plan, LiveMap& live);
+/// The seeding walk of vyre_seed_inputs with a replaceable byte length (vyre:
+/// ir::backend_allocation_bytes; nullopt -> S006). For mutants such as M10 (the slice length).
+using SeedLength = std::function<std::optional<std::uint64_t>(const ir::BufferDecl&)>;
+std::optional<ir::Diagnostic> seed_backend_allocated_inputs(const ir::Program& source, const SplitPlan& plan,
+                                                            LiveMap& live, const SeedLength& length);
 /// G1: grid_override = the caller's explicit grid (none without one), the caller's workgroup
 /// override, the given fixpoint.
 LaunchConfig vyre_segment_launch(const RunConfig& config, const ir::Program& source, const PlannedSegment& segment,

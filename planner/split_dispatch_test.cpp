@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/abi.hpp"
 #include "ir/builder.hpp"
 #include "ir/equality.hpp"
 #include "planner/segment_plan.hpp"
@@ -535,6 +536,55 @@ TEST(Planner_Dispatch, FinalOutputsFromTheLastSegmentOnlyIsAProfileRule) {
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(as_words(*run.output("early")), Words{0});
   EXPECT_EQ(as_words(*run.output("late")), Words{8});
+}
+
+TEST(Planner_Dispatch, TheSeedLengthIsAReplaceableRule) {
+  // M10: seed with the output_byte_range slice length instead of the full allocation.
+  Profile m10 = vyre_0_7_2();
+  m10.dispatch.seed_inputs = [](const ir::Program& source, const SplitPlan& plan, LiveMap& live) {
+    return seed_backend_allocated_inputs(source, plan, live, [](const ir::BufferDecl& d) -> std::optional<std::uint64_t> {
+      if (d.output_byte_range) return d.output_byte_range->end - d.output_byte_range->begin;
+      return ir::backend_allocation_bytes(d);
+    });
+  };
+  Builder b;
+  Buf out = b.output("out", 0, ScalarType::U32, 4);
+  b.decl(out).output_byte_range = ir::ByteRange{4, 12};
+  const Program program = b.wrapped({b.let("p", b.atomic_add(out, b.u32(0), b.u32(1))), b.grid_sync()});
+  MiniExecutor vyre_run, mutant_run;
+  ASSERT_TRUE(run_split(vyre_0_7_2(), program, {}, RunConfig{}, vyre_run).ok());
+  ASSERT_TRUE(run_split(m10, program, {}, RunConfig{}, mutant_run).ok());
+  EXPECT_EQ(vyre_run.launches[0].inputs[0].size(), 16u);
+  EXPECT_EQ(mutant_run.launches[0].inputs[0].size(), 8u);
+}
+
+TEST(Planner_Dispatch, TheRefreshStepIsAReplaceableRule) {
+  // Copy instead of swap: same bytes, but the executor's allocation never moves into the live map.
+  Profile copying = vyre_0_7_2();
+  copying.dispatch.refresh = [](const SplitPlan& plan, std::size_t k, std::vector<Bytes>& outputs, LiveMap& live) {
+    return refresh_named_outputs_with(plan, k, outputs, live, [](LiveBuffer& entry, Bytes& produced) {
+      entry = LiveBuffer::owned(produced);
+    });
+  };
+  const Program program = two_return_segments();
+  const std::vector<Bytes> inputs{words({0, 0, 0, 0})};
+  std::vector<const std::uint8_t*> produced;
+  std::vector<const std::uint8_t*> live_after;
+  LambdaExecutor adds_one([&](const Program&, std::span<const Bytes* const> in, const LaunchConfig&,
+                              std::vector<Bytes>& outputs) -> std::optional<LaunchError> {
+    outputs.resize(1);
+    outputs[0].assign(in[0]->begin(), in[0]->end());
+    outputs[0][0] += 1;
+    produced.push_back(outputs[0].data());
+    return std::nullopt;
+  });
+  RunOptions options;
+  options.observer = [&](const SegmentEvent& e) { live_after.push_back(e.live->at("buf").bytes().data()); };
+  SplitRun run = run_split(copying, program, inputs, RunConfig{std::nullopt, std::nullopt, 2}, adds_one, options);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(word0(*run.output("buf")), 4u);
+  ASSERT_EQ(live_after.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NE(live_after[i], produced[i]);
 }
 
 }  // namespace
