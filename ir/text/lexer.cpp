@@ -1,6 +1,7 @@
 #include "ir/text/lexer.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -54,10 +55,21 @@ std::string describe(const Token& t) {
   switch (t.kind) {
     case TokenKind::Identifier: return fmt::format("the name {}", clip(t.text));
     case TokenKind::QuotedIdentifier: return "a quoted name";
-    case TokenKind::Word: return fmt::format("the word {}", clip(t.text));
+    case TokenKind::Word: return "a word";  // (may end with a dot; the caret shows it)
     case TokenKind::Number: return fmt::format("the number {}", clip(t.text));
     case TokenKind::String: return "a string";
-    case TokenKind::Punct: return fmt::format("the symbol {}", t.text);
+    case TokenKind::Punct: {
+      static constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kNames = {{
+          {"(", "an opening parenthesis"}, {")", "a closing parenthesis"}, {"[", "an opening bracket"},
+          {"]", "a closing bracket"},      {"{", "an opening brace"},      {"}", "a closing brace"},
+          {",", "a comma"},                {":", "a colon"},               {";", "a semicolon"},
+          {"=", "an equals sign"},         {".", "a dot"},                 {"..", "two dots"},
+          {"->", "an arrow"},
+      }};
+      for (const auto& [symbol, name] : kNames)
+        if (t.text == symbol) return std::string(name);
+      return fmt::format("the operator {}", t.text);
+    }
     case TokenKind::Newline: return "end of line";
     case TokenKind::End: return "end of file";
   }

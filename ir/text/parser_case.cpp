@@ -54,6 +54,8 @@ Diagnostics Parser::run() {
   std::stable_sort(all.begin(), all.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
   });
+  // One token can add more than one lexical error, so the total may pass the limit by a little.
+  if (stop && all.size() > text_limits::kMaxErrors) all.resize(text_limits::kMaxErrors);
   Diagnostics out;
   for (Diagnostic& d : all) out.add(std::move(d));
   if (stop) out.add(*stop);
