@@ -1,0 +1,154 @@
+// Memory rules (spec §3.4): out-of-bounds loads read the typed zero, stores and atomics do nothing
+// (atomics return 0), all counted per buffer with the first location; negative i32 indices trap.
+
+#include <gtest/gtest.h>
+
+#include "interp/interpreter.hpp"
+#include "interp/test_support.hpp"
+#include "ir/builder.hpp"
+
+namespace gridcheck::interp {
+namespace {
+
+using namespace testing;
+using ir::Builder;
+using ir::Buf;
+using ir::ScalarType;
+
+TEST(Interp_Memory, OutOfBoundsLoadsReadTheTypedZero) {
+  Builder b({1, 1, 1});
+  Buf u = b.read("u", 0, ScalarType::U32, 1);
+  Buf f = b.read("f", 1, ScalarType::F32, 1);
+  Buf bo = b.read("bo", 2, ScalarType::Bool, 1);
+  Buf out = b.output("out", 3, ScalarType::U32, 3);
+  Buf fo = b.output("fo", 4, ScalarType::F32, 1);
+  ir::Program p = b.wrapped({
+      b.let("i", b.u32(5)),
+      b.store(out, b.u32(0), b.load(u, b.var("i"))),
+      b.store(fo, b.u32(0), b.load(f, b.var("i")) + b.f32(0.5f)),
+      b.store(out, b.u32(1), b.select(b.load(bo, b.var("i")), b.u32(7), b.u32(9))),
+      b.store(out, b.u32(2), b.load(u, b.u32(0))),
+  });
+  const std::vector<Bytes> inputs = {to_bytes({42}), to_bytes({f32(2.0f)}), to_bytes({1})};
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(output(r, "out"), (Words{0, 9, 42}));
+  EXPECT_EQ(output(r, "fo"), (Words{f32(0.5f)}));
+  ASSERT_EQ(r.oob.size(), 3u);
+  EXPECT_EQ(r.oob[0].buffer, "u");
+  EXPECT_EQ(r.oob[0].loads, 1u);
+  EXPECT_EQ(r.oob[0].first_index, 5u);
+  EXPECT_EQ(r.oob[0].first_site.what, "load from u");
+  EXPECT_EQ(r.oob[0].first_site.path, "entry[0].body[1]");
+}
+
+TEST(Interp_Memory, OutOfBoundsStoresDoNothingAndAreCountedPerBuffer) {
+  Builder b({4, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, 2);
+  Buf other = b.output("other", 1, ScalarType::U32, 4);
+  ir::Program p = b.wrapped({b.store(out, b.gid(), b.gid() + b.u32(1)), b.store(other, b.gid(), b.u32(3))});
+  const RunResult r = run_reference(p, {}, Grid{1, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(output(r, "out"), (Words{1, 2}));
+  ASSERT_EQ(r.oob.size(), 1u);  // only out; other is in bounds
+  EXPECT_EQ(r.oob[0].buffer, "out");
+  EXPECT_EQ(r.oob[0].stores, 2u);
+  EXPECT_EQ(r.oob[0].loads, 0u);
+  EXPECT_EQ(r.oob[0].first_kind, AccessKind::Store);
+  EXPECT_EQ(r.oob[0].first_index, 2u);
+  EXPECT_EQ(r.oob[0].first_invocation.global, (Grid{2, 0, 0}));
+  EXPECT_EQ(r.oob[0].first_site.what, "store to out");
+}
+
+TEST(Interp_Memory, InBoundsRunsReportNoOutOfBoundsAccess) {  // the silent twin
+  Builder b({2, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, 2);
+  ir::Program p = b.wrapped({b.store(out, b.gid(), b.load(out, b.gid()) + b.u32(1))});
+  const RunResult r = run_reference(p, {}, Grid{1, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_TRUE(r.oob.empty());
+}
+
+TEST(Interp_Memory, OutOfBoundsAtomicsReturnZeroAndDoNothing) {
+  Builder b({1, 1, 1});
+  Buf ctr = b.read_write("ctr", 0, ScalarType::U32, 1);
+  Buf out = b.output("out", 1, ScalarType::U32, 2);
+  ir::Program p = b.wrapped({b.store(out, b.u32(0), b.atomic_add(ctr, b.u32(3), b.u32(5))),
+                             b.store(out, b.u32(1), b.atomic_add(ctr, b.u32(0), b.u32(5)))});
+  const std::vector<Bytes> inputs = {to_bytes({100})};
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(output(r, "out"), (Words{0, 100}));
+  EXPECT_EQ(output(r, "ctr"), (Words{105}));
+  ASSERT_EQ(r.oob.size(), 1u);
+  EXPECT_EQ(r.oob[0].atomics, 1u);
+  EXPECT_EQ(r.oob[0].first_kind, AccessKind::Atomic);
+}
+
+TEST(Interp_Memory, AtomicsReadModifyWriteAndReturnTheOldValue) {
+  Builder b({8, 1, 1});
+  Buf ctr = b.read_write("ctr", 0, ScalarType::U32, 4);
+  Buf olds = b.output("olds", 1, ScalarType::U32, 8);
+  ir::Program p = b.wrapped({
+      b.store(olds, b.gid(), b.atomic_add(ctr, b.u32(0), b.u32(1))),
+      b.let("m", b.atomic(ir::AtomicOp::Max, ctr, b.u32(1), b.gid() * b.u32(3))),
+      b.let("o", b.atomic(ir::AtomicOp::Or, ctr, b.u32(2), b.u32(1) << b.gid())),
+      b.let("c", b.compare_exchange(ctr, b.u32(3), b.gid(), b.gid() + b.u32(1))),
+  });
+  const std::vector<Bytes> inputs = {to_bytes({0, 0, 0, 0})};
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(output(r, "ctr"), (Words{8, 21, 0xFF, 8}));  // the CAS chain 0->1->...->8 in order
+  EXPECT_EQ(output(r, "olds"), iota(8));
+}
+
+TEST(Interp_Memory, NegativeI32IndexTraps) {
+  Builder b({2, 1, 1});
+  Buf a = b.read("a", 0, ScalarType::U32, 4);
+  Buf out = b.output("out", 1, ScalarType::U32, 2);
+  ir::Program p = b.wrapped({b.store(out, b.gid(), b.load(a, b.cast(ScalarType::I32, b.gid()) - b.i32(1)))});
+  const std::vector<Bytes> inputs = {to_bytes({1, 2, 3, 4})};
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  ASSERT_EQ(r.status, RunStatus::Trap) << explain(r);
+  EXPECT_EQ(r.trap->kind, ir::TrapKind::NegativeToU32);
+  EXPECT_EQ(r.trap->invocation.global, (Grid{0, 0, 0}));
+}
+
+TEST(Interp_Memory, NonNegativeI32IndexIsAnOrdinaryIndex) {  // the silent twin
+  Builder b({2, 1, 1});
+  Buf a = b.read("a", 0, ScalarType::U32, 4);
+  Buf out = b.output("out", 1, ScalarType::U32, 2);
+  ir::Program p = b.wrapped({b.store(out, b.gid(), b.load(a, b.cast(ScalarType::I32, b.gid()) + b.i32(1)))});
+  const std::vector<Bytes> inputs = {to_bytes({1, 2, 3, 4})};
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(output(r, "out"), (Words{2, 3}));
+}
+
+TEST(Interp_Memory, BoolStoresWriteZeroOrOneAndBoolLoadsNormalise) {
+  Builder b({1, 1, 1});
+  Buf in = b.read("in", 0, ScalarType::Bool, 2);
+  Buf out = b.output("out", 1, ScalarType::Bool, 2);
+  Buf n = b.output("n", 2, ScalarType::U32, 1);
+  ir::Program p = b.wrapped({b.store(out, b.u32(0), b.load(in, b.u32(0))), b.store(out, b.u32(1), b.u32(5) > b.u32(4)),
+                             b.store(n, b.u32(0), b.cast(ScalarType::U32, b.load(in, b.u32(1))))});
+  const std::vector<Bytes> inputs = {to_bytes({0x100, 0xFFFFFFFF})};
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(output(r, "out"), (Words{1, 1}));
+  EXPECT_EQ(output(r, "n"), (Words{1}));
+}
+
+TEST(Interp_Memory, F32LoadsAreCanonicalised) {
+  Builder b({2, 1, 1});
+  Buf in = b.read("in", 0, ScalarType::F32, 2);
+  Buf out = b.output("out", 1, ScalarType::F32, 2);
+  ir::Program p = b.wrapped({b.store(out, b.gid(), b.load(in, b.gid()))});
+  const std::vector<Bytes> inputs = {to_bytes({0x80000003u, 0xFFA00001u})};
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(output(r, "out"), (Words{0x80000000u, 0x7FC00000u}));
+}
+
+}  // namespace
+}  // namespace gridcheck::interp

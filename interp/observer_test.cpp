@@ -1,0 +1,100 @@
+// Observer hooks: order, invocation ids, sites, fence indices and memory snapshots — what a
+// "last writer per element" observer and first-divergence snapshots need.
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "interp/interpreter.hpp"
+#include "interp/observer.hpp"
+#include "interp/test_support.hpp"
+#include "ir/builder.hpp"
+
+namespace gridcheck::interp {
+namespace {
+
+using namespace testing;
+using ir::Builder;
+using ir::Buf;
+using ir::ScalarType;
+
+class Recorder final : public Observer {
+ public:
+  std::vector<std::string> events;
+  std::vector<std::vector<Bytes>> fence_snapshots;
+  /// buffer index -> element -> (global invocation, site) of the last store
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<InvocationIds, Site>> last_writer;
+  LaunchContext ctx;
+
+  void on_launch_begin(const LaunchContext& c) override {
+    ctx = c;
+    events.push_back("launch " + std::to_string(c.launch));
+  }
+  void on_workgroup_enter(std::uint32_t wg) override { events.push_back("enter " + std::to_string(wg)); }
+  void on_workgroup_leave(std::uint32_t wg) override { events.push_back("leave " + std::to_string(wg)); }
+  void on_barrier_release(std::uint32_t wg, std::uint32_t pc) override {
+    events.push_back("barrier " + std::to_string(wg) + " " + ctx.site(pc).what);
+  }
+  void on_fence_release(std::uint32_t index, std::uint32_t pc, const MemoryView& memory) override {
+    events.push_back("fence " + std::to_string(index) + " " + ctx.site(pc).what);
+    std::vector<Bytes> snapshot;
+    for (auto span : memory.buffers) snapshot.emplace_back(span.begin(), span.end());
+    fence_snapshots.push_back(std::move(snapshot));
+  }
+  void on_launch_end(std::uint32_t launch, const MemoryView&) override {
+    events.push_back("end " + std::to_string(launch));
+  }
+  void on_store(const Access& a) override {
+    last_writer[{a.buffer, a.element}] = {ctx.ids(a.workgroup, a.local), ctx.site(a.pc)};
+  }
+  void on_out_of_bounds(AccessKind kind, std::uint32_t, std::uint64_t index, std::uint32_t, std::uint32_t,
+                        std::uint32_t) override {
+    events.push_back(std::string("oob ") + std::string(name_of(kind)) + " " + std::to_string(index));
+  }
+};
+
+TEST(Interp_Observers, HooksArriveInOrderWithFenceIndicesAndSnapshots) {
+  Builder b({2, 1, 1});
+  Buf sh = b.workgroup("sh", 2, ScalarType::U32);
+  Buf v = b.read_write("v", 0, ScalarType::U32, 4);
+  ir::Program p = b.wrapped({b.store(sh, b.lid(), b.gid()), b.barrier(), b.store(v, b.gid(), b.load(sh, b.u32(1) - b.lid())),
+                             b.grid_sync(), b.store(v, b.gid(), b.load(v, b.gid()) + b.u32(10)), b.grid_sync()});
+  Recorder rec;
+  RunOptions o;
+  o.observers = {&rec};
+  const std::vector<Bytes> inputs = {to_bytes(fill(4, 0))};
+  const RunResult r = run_reference(p, inputs, Grid{2, 1, 1}, 1, o);
+  ASSERT_TRUE(r.ok()) << explain(r);
+  const std::vector<std::string> expected = {
+      "launch 0",  "enter 0", "barrier 0 barrier seq_cst", "leave 0", "enter 1", "barrier 1 barrier seq_cst", "leave 1",
+      "fence 0 grid_sync", "enter 0", "leave 0", "enter 1", "leave 1", "fence 1 grid_sync", "enter 0", "leave 0",
+      "enter 1", "leave 1", "end 0"};
+  EXPECT_EQ(rec.events, expected);
+  ASSERT_EQ(rec.fence_snapshots.size(), 2u);
+  EXPECT_EQ(to_words(rec.fence_snapshots[0][0]), (Words{1, 0, 3, 2}));
+  EXPECT_EQ(to_words(rec.fence_snapshots[1][0]), (Words{11, 10, 13, 12}));
+}
+
+TEST(Interp_Observers, StoresCarryTheInvocationAndSiteForALastWriterMap) {
+  Builder b({4, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, 4);
+  ir::Program p = b.wrapped({b.store(out, b.gid(), b.u32(1)), b.if_(b.gid() == b.u32(6), {b.store(out, b.u32(1), b.u32(2))})});
+  Recorder rec;
+  RunOptions o;
+  o.observers = {&rec};
+  const RunResult r = run_reference(p, {}, Grid{2, 1, 1}, 1, o);
+  ASSERT_TRUE(r.ok()) << explain(r);
+  const auto& w1 = rec.last_writer.at({0u, 1u});
+  EXPECT_EQ(w1.first.global, (Grid{6, 0, 0}));
+  EXPECT_EQ(w1.first.local, (Grid{2, 0, 0}));
+  EXPECT_EQ(w1.first.workgroup, (Grid{1, 0, 0}));
+  EXPECT_EQ(w1.second.path, "entry[0].body[1].then[0]");
+  const auto& w3 = rec.last_writer.at({0u, 3u});
+  EXPECT_EQ(w3.first.global, (Grid{3, 0, 0}));
+  EXPECT_EQ(w3.second.path, "entry[0].body[0]");
+  // out has 4 elements; invocations 4..7 store out of bounds in the first statement.
+  EXPECT_EQ(std::count_if(rec.events.begin(), rec.events.end(), [](const std::string& e) { return e.rfind("oob store", 0) == 0; }), 4);
+}
+
+}  // namespace
+}  // namespace gridcheck::interp
