@@ -187,11 +187,16 @@ void propagate_lets(const ir::Program& work, std::span<const ir::StmtId> hoisted
   }
 }
 
-ir::Program rewrap_segment(const ir::Program& source, const HostSplit& split, const SegmentNodes& segment) {
+ir::Program make_segment_skeleton(const ir::Program& source) {
   ir::Program out;
   out.set_workgroup_size(source.workgroup_size());
   ProgramCopier from_source(source, out);
   for (const ir::BufferDecl& decl : source.buffers()) out.add_buffer(from_source.buffer(decl));
+  return out;
+}
+
+ir::Program rewrap_segment(const ir::Program&, const HostSplit& split, const SegmentNodes& segment) {
+  ir::Program out = split.skeleton;
 
   ProgramCopier copier(split.work, out);
   std::vector<ir::StmtId> inner;

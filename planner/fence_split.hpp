@@ -43,7 +43,13 @@ struct HostSplit {
   std::vector<ir::StmtId> hoisted;      ///< the inner sequence after hoisting
   std::size_t fence_count = 0;          ///< top-level fences of `hoisted`
   std::vector<SegmentNodes> segments;   ///< fence_count + 1 lists; empty when fence_count == 0
+  /// Every segment program starts as a copy of this: the source's workgroup size and buffer table
+  /// in an arena that holds only the buffer names (built by make_segment_skeleton).
+  ir::Program skeleton;
 };
+
+/// The skeleton of HostSplit: workgroup size and buffer table of `source`, no nodes.
+ir::Program make_segment_skeleton(const ir::Program& source);
 
 /// Orders the free names of a segment (and the variables of a propagated Let's value) before they
 /// are resolved. vyre 0.7.2 iterates a HashSet (nondeterministic, spec §9 F4); our vyre-0.7.2
@@ -78,7 +84,7 @@ void propagate_lets(const ir::Program& work, std::span<const ir::StmtId> hoisted
 
 /// §6.5 step 5: re-wraps the segment (prefix, then body) in the wrapper stack, innermost first.
 /// A Region wrapper loses its source_region. The program keeps the full source buffer table and
-/// workgroup size.
+/// workgroup size (it starts from `split.skeleton`).
 ir::Program rewrap_segment(const ir::Program& source, const HostSplit& split, const SegmentNodes& segment);
 
 /// Number of GridSync barriers anywhere in a statement list (tests, refusals).

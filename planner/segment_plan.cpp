@@ -1,5 +1,9 @@
 #include "planner/segment_plan.hpp"
 
+#include <map>
+#include <set>
+#include <string_view>
+
 namespace gridcheck::planner {
 
 RawSplit split_on_grid_sync(const Profile& profile, const ir::Program& program) {
@@ -19,6 +23,7 @@ RawSplit split_on_grid_sync(const Profile& profile, const ir::Program& program) 
     return raw;
   }
   split.segments = rules.cut(split.work, split.hoisted);
+  split.skeleton = make_segment_skeleton(program);
   rules.propagate_lets(split.work, split.hoisted, split.segments, rules.free_name_order);
   raw.segments.reserve(split.segments.size());
   for (const SegmentNodes& segment : split.segments) {
@@ -32,13 +37,60 @@ RawSplit split_on_grid_sync(const Profile& profile, const ir::Program& program) 
 
 namespace {
 
-// For each name, the last segment index whose scan reads (writes) it.
-std::map<std::string, std::size_t, std::less<>> last_index(std::span<const BufferAccessSet> scans, bool writes) {
-  std::map<std::string, std::size_t, std::less<>> last;
-  for (std::size_t k = 0; k < scans.size(); ++k)
-    for (const std::string& name : writes ? scans[k].writes : scans[k].reads) last[name] = k;
-  return last;
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+// Per source buffer (declaration order): what each segment's scan says about it, as flat arrays.
+struct ScanTable {
+  std::size_t buffers = 0;
+  std::vector<std::uint8_t> reads;   // [segment * buffers + b]
+  std::vector<std::uint8_t> writes;  // [segment * buffers + b]
+  std::vector<std::size_t> first_writer, last_reader, last_writer;  // [b], kNone when none
+
+  ScanTable(const ir::Program& source, std::span<const BufferAccessSet> scans, const FirstWriterMap& first)
+      : buffers(source.buffers().size()),
+        reads(scans.size() * buffers, 0),
+        writes(scans.size() * buffers, 0),
+        first_writer(buffers, kNone),
+        last_reader(buffers, kNone),
+        last_writer(buffers, kNone) {
+    // First declaration of a spelling wins, as `find_buffer` does.
+    std::map<std::string_view, std::size_t, std::less<>> index;
+    for (std::size_t b = 0; b < buffers; ++b) index.emplace(source.name(source.buffers()[b].name), b);
+    for (std::size_t k = 0; k < scans.size(); ++k) {
+      auto mark = [&](const std::set<std::string, std::less<>>& names, std::vector<std::uint8_t>& bits,
+                      std::vector<std::size_t>& last) {
+        for (const std::string& name : names)
+          if (const auto it = index.find(name); it != index.end()) {
+            bits[k * buffers + it->second] = 1;
+            last[it->second] = k;
+          }
+      };
+      mark(scans[k].reads, reads, last_reader);
+      mark(scans[k].writes, writes, last_writer);
+    }
+    for (const auto& [name, k] : first)
+      if (const auto it = index.find(name); it != index.end()) first_writer[it->second] = k;
+    // Duplicate declarations share the facts of their spelling.
+    for (std::size_t b = 0; b < buffers; ++b) {
+      const std::size_t canonical = index.at(source.name(source.buffers()[b].name));
+      if (canonical == b) continue;
+      first_writer[b] = first_writer[canonical];
+      last_reader[b] = last_reader[canonical];
+      last_writer[b] = last_writer[canonical];
+      for (std::size_t k = 0; k < scans.size(); ++k) {
+        reads[k * buffers + b] = reads[k * buffers + canonical];
+        writes[k * buffers + b] = writes[k * buffers + canonical];
+      }
+    }
+  }
+};
+
+FirstWriter relation(std::size_t first, std::size_t k) {
+  if (first == kNone) return FirstWriter::None;
+  return first < k ? FirstWriter::Earlier : first == k ? FirstWriter::This : FirstWriter::Later;
 }
+
+bool after(std::size_t last, std::size_t k) { return last != kNone && last > k; }
 
 }  // namespace
 
@@ -53,37 +105,35 @@ ir::Result<SplitPlan> plan_split(const Profile& profile, const ir::Program& prog
   scans.reserve(raw.segments.size());
   for (const ir::Program& segment : raw.segments) scans.push_back(profile.table.scan(segment));
   const FirstWriterMap first_writer = profile.table.first_writer(scans);
-  const auto last_reader = last_index(scans, false);
-  const auto last_writer = last_index(scans, true);
+  const ScanTable table(program, scans, first_writer);
   const std::size_t n = raw.segments.size();
 
   plan.segments.reserve(n);
   for (std::size_t k = 0; k < n; ++k) {
     PlannedSegment planned;
-    std::vector<ir::BufferDecl> table;
-    table.reserve(program.buffers().size());
-    for (const ir::BufferDecl& source : program.buffers()) {
+    planned.roles.reserve(table.buffers);
+    std::vector<ir::BufferDecl> decls;
+    decls.reserve(table.buffers);
+    const std::span<const ir::BufferDecl> raw_decls = raw.segments[k].buffers();
+    for (std::size_t b = 0; b < table.buffers; ++b) {
+      const ir::BufferDecl& source = program.buffers()[b];
       const std::string_view name = program.name(source.name);
-      FirstWriter first = FirstWriter::None;
-      if (const auto it = first_writer.find(name); it != first_writer.end())
-        first = it->second < k ? FirstWriter::Earlier : it->second == k ? FirstWriter::This : FirstWriter::Later;
-      const auto reader = last_reader.find(name);
-      const auto writer = last_writer.find(name);
-      const RoleFacts facts =
-          role_facts(source, scans[k].reads_buffer(name), scans[k].writes_buffer(name), first, k + 1 == n,
-                     reader != last_reader.end() && reader->second > k, writer != last_writer.end() && writer->second > k);
+      const RoleFacts facts = role_facts(source, table.reads[k * table.buffers + b] != 0,
+                                         table.writes[k * table.buffers + b] != 0, relation(table.first_writer[b], k),
+                                         k + 1 == n, after(table.last_reader[b], k), after(table.last_writer[b], k));
       RoleDecision decision = profile.table.role(facts);
       if (decision.disposition != Disposition::Omit) {
-        // Segment programs intern the source buffer names first, so the declaration's NameId is
-        // re-resolved by spelling.
+        // The raw segment declares the source table in order; re-resolve by spelling otherwise.
         ir::BufferDecl decl = apply_decision(decision, source);
-        decl.name = raw.segments[k].intern(name);
-        table.push_back(decl);
+        decl.name = b < raw_decls.size() && raw.segments[k].name(raw_decls[b].name) == name
+                        ? raw_decls[b].name
+                        : raw.segments[k].intern(name);
+        decls.push_back(decl);
       }
       planned.roles.push_back(BufferRoleRow{std::string(name), facts, decision});
     }
     ir::Program segment_program = std::move(raw.segments[k]);
-    segment_program.mutable_buffers() = std::move(table);
+    segment_program.mutable_buffers() = std::move(decls);
     planned.program = std::move(segment_program);
     planned.input_names = profile.table.input_names(planned.program);
     planned.output_names = profile.table.output_names(planned.program);
