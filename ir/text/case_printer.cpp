@@ -1,4 +1,7 @@
 // print(const Case&): the canonical layout of a case file (docs/format.md, "Canonical form").
+#include <map>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "ir/text/literal.hpp"
@@ -28,10 +31,20 @@ std::string oracle_prefix(Oracle oracle, std::string_view profile) {
   return out;
 }
 
-ScalarType element_of(const Program& p, std::string_view buffer) {
-  const BufferDecl* b = p.find_buffer(buffer);
-  return b ? b->element : ScalarType::U32;
-}
+// Element types by buffer name (the first declaration wins, as in the parser); u32 for unknown names.
+class ElementTypes {
+ public:
+  explicit ElementTypes(const Program& p) {
+    for (const BufferDecl& b : p.buffers()) types_.emplace(p.name(b.name), b.element);
+  }
+  ScalarType operator()(std::string_view buffer) const {
+    const auto it = types_.find(buffer);
+    return it == types_.end() ? ScalarType::U32 : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string_view, ScalarType> types_;
+};
 
 }  // namespace
 
@@ -71,10 +84,11 @@ std::string print(const Case& c) {
     w.buffer_lines();
   }
 
+  const ElementTypes element_of(c.program);
   if (!c.inputs.empty()) {
     w.newline();
     for (const InputData& in : c.inputs) {
-      const ScalarType element = element_of(c.program, in.buffer);
+      const ScalarType element = element_of(in.buffer);
       w.write(fmt::format("input {} = ", spelling::name(in.buffer)));
       switch (in.kind) {
         case InputData::Kind::Values: w.value_list(element, in.values); break;
@@ -95,30 +109,33 @@ std::string print(const Case& c) {
 
   // Expectations grouped by (oracle, profile) in order of first appearance: the verdict, then the
   // buffers.
-  std::vector<std::pair<Oracle, std::string_view>> keys;
-  auto note_key = [&](Oracle o, std::string_view profile) {
-    for (const auto& k : keys)
-      if (k.first == o && k.second == profile) return;
-    keys.emplace_back(o, profile);
+  struct Group {
+    std::vector<const Expectation*> verdicts;
+    std::vector<const ExpectedOutput*> outputs;
   };
-  for (const Expectation& e : c.expectations) note_key(e.oracle, e.profile);
-  for (const ExpectedOutput& o : c.outputs) note_key(o.oracle, o.profile);
-  if (!keys.empty()) w.newline();
-  for (const auto& [oracle, profile] : keys) {
-    for (const Expectation& e : c.expectations) {
-      if (e.oracle != oracle || e.profile != profile) continue;
-      w.write(fmt::format("{}: {}", oracle_prefix(oracle, profile), name_of(e.verdict)));
-      if (!e.detail.empty()) w.write(fmt::format(" {}", detail_text(e.detail)));
+  std::vector<Group> groups;
+  std::map<std::pair<Oracle, std::string_view>, std::size_t> group_of;
+  auto group = [&](Oracle o, std::string_view profile) -> Group& {
+    const auto [it, fresh] = group_of.emplace(std::pair{o, profile}, groups.size());
+    if (fresh) groups.emplace_back();
+    return groups[it->second];
+  };
+  for (const Expectation& e : c.expectations) group(e.oracle, e.profile).verdicts.push_back(&e);
+  for (const ExpectedOutput& o : c.outputs) group(o.oracle, o.profile).outputs.push_back(&o);
+  if (!groups.empty()) w.newline();
+  for (const Group& g : groups) {
+    for (const Expectation* e : g.verdicts) {
+      w.write(fmt::format("{}: {}", oracle_prefix(e->oracle, e->profile), name_of(e->verdict)));
+      if (!e->detail.empty()) w.write(fmt::format(" {}", detail_text(e->detail)));
       w.newline();
     }
-    for (const ExpectedOutput& o : c.outputs) {
-      if (o.oracle != oracle || o.profile != profile) continue;
-      w.write(fmt::format("{} {}", oracle_prefix(oracle, profile), spelling::name(o.buffer)));
-      if (o.words) {
+    for (const ExpectedOutput* o : g.outputs) {
+      w.write(fmt::format("{} {}", oracle_prefix(o->oracle, o->profile), spelling::name(o->buffer)));
+      if (o->words) {
         w.write(" = ");
-        w.value_list(element_of(c.program, o.buffer), *o.words);
+        w.value_list(element_of(o->buffer), *o->words);
       } else {
-        w.write(fmt::format(" hash 0x{:016x}", o.hash.value_or(0)));
+        w.write(fmt::format(" hash 0x{:016x}", o->hash.value_or(0)));
       }
       w.newline();
     }

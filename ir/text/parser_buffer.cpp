@@ -12,6 +12,11 @@ constexpr std::uint64_t kMaxRangeByte = std::uint64_t{text_limits::kMaxBufferEle
 
 }  // namespace
 
+void Parser::declare_buffer(const BufferDecl& d) {
+  buffer_index_.emplace(std::string(program().name(d.name)), program().buffers().size());
+  program().add_buffer(d);
+}
+
 void Parser::parse_buffer(const Token&) {
   const std::optional<Token> name = expect_name("a buffer name");
   if (!name) {
@@ -24,7 +29,7 @@ void Parser::parse_buffer(const Token&) {
   // Whatever goes wrong below, the buffer is still declared so that later lines naming it do not
   // report it as unknown as well.
   auto give_up = [&] {
-    program().add_buffer(d);
+    declare_buffer(d);
     skip_line();
   };
 
@@ -139,7 +144,7 @@ void Parser::parse_buffer(const Token&) {
   }
   if (!has_binding && d.access != BufferAccess::Workgroup)
     error(parse_code::kMissingBinding, name->loc, "storage buffer needs a binding number");
-  program().add_buffer(d);
+  declare_buffer(d);
   finish_line();
 }
 

@@ -29,6 +29,11 @@ std::string verdict_names() {
   return out;
 }
 
+// A map key for (oracle, profile[, buffer]); lengths make it unambiguous whatever bytes the names hold.
+std::string key(Oracle oracle, std::string_view profile, std::string_view buffer = {}) {
+  return fmt::format("{}:{}:{}{}:{}", static_cast<int>(oracle), profile.size(), profile, buffer.size(), buffer);
+}
+
 }  // namespace
 
 void Parser::parse_expect(const Token& kw) {
@@ -98,12 +103,11 @@ void Parser::parse_expect(const Token& kw) {
         return skip_line();
       }
     }
-    for (const Expectation& other : case_.expectations) {
-      if (other.oracle == e.oracle && other.profile == e.profile) {
-        error(parse_code::kDuplicateExpectation, kw.loc,
-              fmt::format("second verdict for this oracle and profile; the first is on line {}", other.loc.line));
-        return skip_line();
-      }
+    const auto [first, fresh] = verdict_line_.emplace(key(e.oracle, e.profile), kw.loc.line);
+    if (!fresh) {
+      error(parse_code::kDuplicateExpectation, kw.loc,
+            fmt::format("second verdict for this oracle and profile; the first is on line {}", first->second));
+      return skip_line();
     }
     case_.expectations.push_back(std::move(e));
     return finish_line();
@@ -144,14 +148,14 @@ void Parser::parse_expect(const Token& kw) {
     if (!values_form) unread(std::move(stop));
     return skip_line();
   }
-  for (const ExpectedOutput& other : case_.outputs) {
-    if (other.oracle == out.oracle && other.profile == out.profile && other.buffer == out.buffer) {
-      error(parse_code::kDuplicateExpectation, kw.loc,
-            fmt::format("second expectation for this buffer, oracle and profile; the first is on line {}", other.loc.line));
-      if (!values_form) unread(std::move(stop));
-      return skip_line();
-    }
+  if (const auto first = output_line_.find(key(out.oracle, out.profile, out.buffer)); first != output_line_.end()) {
+    error(parse_code::kDuplicateExpectation, kw.loc,
+          fmt::format("second expectation for this buffer, oracle and profile; the first is on line {}", first->second));
+    if (!values_form) unread(std::move(stop));
+    return skip_line();
   }
+  // Recorded before the values are read, so a bad list does not hide a later duplicate.
+  output_line_.emplace(key(out.oracle, out.profile, out.buffer), kw.loc.line);
   if (hash_form) {
     const Token& h = words.back();
     const std::optional<std::uint64_t> hash =

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/case.hpp"
@@ -88,6 +89,7 @@ class Parser {
   void parse_input(const Token& kw);
   void parse_expect(const Token& kw);
   const BufferDecl* lookup_buffer(const Token& name_token, std::string_view role);
+  void declare_buffer(const BufferDecl& d);
 
   // ---- typed values (parser_values.cpp)
   std::optional<std::uint32_t> parse_value(ScalarType element);
@@ -145,6 +147,12 @@ class Parser {
   bool reported_unclosed_block_ = false;  ///< one unclosed-brace error per kernel block
 
   Case case_;
+  // Lookups by name, so that huge files stay linear: the first buffer declared with a name, and the
+  // line of the input / verdict / expected output already given for a buffer or oracle key.
+  std::unordered_map<std::string, std::size_t> buffer_index_;
+  std::unordered_map<std::string, std::uint32_t> input_line_;
+  std::unordered_map<std::string, std::uint32_t> verdict_line_;
+  std::unordered_map<std::string, std::uint32_t> output_line_;
   SourceLoc seen_case_, seen_workgroup_size_, seen_grid_, seen_fixpoint_, seen_body_;
 };
 

@@ -8,9 +8,8 @@
 namespace gridcheck::ir::text {
 
 const BufferDecl* Parser::lookup_buffer(const Token& name_token, std::string_view role) {
-  const std::string_view name = name_token.value();
-  for (const BufferDecl& b : program().buffers())
-    if (program().name(b.name) == name) return &b;
+  if (const auto it = buffer_index_.find(std::string(name_token.value())); it != buffer_index_.end())
+    return &program().buffers()[it->second];
   error(parse_code::kUnknownBuffer, name_token.loc,
         fmt::format("{} names an unknown buffer; declare the buffer before this line", role));
   return nullptr;
@@ -25,15 +24,14 @@ void Parser::parse_input(const Token& kw) {
     error(parse_code::kInputForWorkgroupBuffer, name->loc, "workgroup buffers take no input; they start zeroed");
     return skip_line();
   }
-  for (const InputData& other : case_.inputs) {
-    if (other.buffer == name->value()) {
-      error(parse_code::kDuplicateInput, name->loc,
-            fmt::format("second input for this buffer; the first is on line {}", other.loc.line));
-      return skip_line();
-    }
+  if (const auto first = input_line_.find(std::string(name->value())); first != input_line_.end()) {
+    error(parse_code::kDuplicateInput, name->loc,
+          fmt::format("second input for this buffer; the first is on line {}", first->second));
+    return skip_line();
   }
   if (!expect_punct("=", "an equals sign after the buffer name")) return skip_line();
 
+  input_line_.emplace(std::string(name->value()), kw.loc.line);
   InputData in;
   in.buffer = std::string(name->value());
   in.loc = kw.loc;
