@@ -385,18 +385,20 @@ class UniformityChecker {
     const Binding var{s.names[0], std::max(bounds.level, ctx.level), bounds_uniform && !ctx.vyre_divergent, bounds.via};
     if (emit) check_back_edge(id, s, var);
     // Ours: iterate the body until loop-carried assignments stop raising levels. vyre's flags are
-    // restored after each silent pass, so the final pass sees them as vyre's single pass does.
+    // restored after each silent pass, so the final pass sees them as vyre's single pass does. A
+    // silent walk (inside an enclosing loop's iteration) stops at the fixpoint: one more pass would
+    // change nothing, which keeps nested loops linear rather than exponential in their depth.
     for (;;) {
       const std::vector<Binding> saved = scope_;
       walk_list(s.body, inner, false, var);
       bool changed = false;
       for (std::size_t i = 0; i < saved.size(); ++i) {
         changed = changed || scope_[i].level != saved[i].level;
-        scope_[i].vyre_uniform = saved[i].vyre_uniform;
+        if (emit) scope_[i].vyre_uniform = saved[i].vyre_uniform;
       }
       if (!changed) break;
     }
-    walk_list(s.body, inner, emit, var);
+    if (emit) walk_list(s.body, inner, true, var);
   }
 
   void check_barrier(StmtId id, const Stmt& s, const Ctx& ctx) {

@@ -1,5 +1,6 @@
 // Barrier and uniformity rules: V010, V043, V055 (vyre's analysis) and G001-G003 (ours), each with a
 // silent twin. Builder-made IR.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ir/builder.hpp"
@@ -79,6 +80,15 @@ TEST(Validate_Barriers, LoopCarriedDivergenceIsG003) {
                          b.loop("i", b.u32(0), b.u32(4),
                                 {b.if_(b.var("x") == b.u32(0), {b.barrier()}), b.assign("x", b.lid())})});
   EXPECT_TRUE(reports(p, {"G003"}));
+}
+
+TEST(Validate_Barriers, DeeplyNestedLoopsAreAnalysedWithoutBlowUp) {
+  // 150 nested uniform loops: the loop-carried analysis must stay polynomial in the depth.
+  Builder b({8, 1, 1});
+  S inner = b.block({b.if_(b.var("x") == b.u32(0), {b.barrier()}), b.assign("x", b.lid())});
+  for (int depth = 0; depth < 150; ++depth)
+    inner = b.loop(fmt::format("i{}", depth), b.u32(0), b.u32(2), {inner});
+  EXPECT_TRUE(reports(b.wrapped({b.let("x", b.u32(0)), inner}), {"G003"}));
 }
 
 TEST(Validate_Barriers, VyreV010ClearsUniformityOnADivergentAssignment) {
