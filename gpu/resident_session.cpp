@@ -1,0 +1,192 @@
+#include "gpu/resident_session.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "gpu/device_buffer.hpp"
+#include "gpu/gpu_diagnostics.hpp"
+#include "gpu/vulkan_context.hpp"
+#include "ir/abi.hpp"
+
+namespace gridcheck::gpu {
+namespace {
+
+planner::LaunchError error(Code code, std::string message) { return to_launch_error(make_error(code, std::move(message))); }
+
+ir::Result<std::shared_ptr<DeviceBuffer>> make_buffer(VulkanContext& ctx, std::uint64_t bytes) {
+  ir::Result<DeviceBuffer> b = DeviceBuffer::create(ctx, bytes);
+  if (!b) return b.diagnostics();
+  return std::make_shared<DeviceBuffer>(std::move(b).value());
+}
+
+}  // namespace
+
+ResidentSession::ResidentSession(VulkanContext& ctx, GlslCompiler& compiler) : ctx_(ctx), compiler_(compiler), batch_(ctx) {}
+
+ResidentSession::~ResidentSession() {
+  // Queued work was never submitted: nothing references the buffers on the device.
+}
+
+std::optional<planner::LaunchError> ResidentSession::upload(std::string_view name, std::span<const std::uint8_t> bytes) {
+  if (!queued_.empty())
+    if (std::optional<planner::LaunchError> e = sync()) return e;  // never overwrite memory queued work reads
+  ir::Result<std::shared_ptr<DeviceBuffer>> b = make_buffer(ctx_, bytes.size());
+  if (!b) return to_launch_error(b.diagnostics().all().front());
+  (*b)->write(bytes);
+  live_[std::string(name)] = Live{*b, true};
+  return std::nullopt;
+}
+
+bool ResidentSession::is_uploaded(std::string_view name) const {
+  auto it = live_.find(name);
+  return it != live_.end() && it->second.uploaded;
+}
+
+std::vector<std::string> ResidentSession::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, live] : live_) out.push_back(name);
+  return out;
+}
+
+std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& program, const planner::LaunchConfig& config,
+                                                            std::span<const std::string> input_names,
+                                                            std::span<const std::string> output_names) {
+  ++launches_;
+  if (config.fixpoint_iterations == 0) return error(Code::BadInputs, "fixpoint_iterations is 0; a launch runs at least once");
+  KernelOptions ko;
+  ko.workgroup_override = config.workgroup_override;
+  ko.label = label_.empty() ? fmt::format("resident launch {}", launches_) : label_;
+  ko.dump_dir = dump_dir_;
+  ir::Result<Kernel> kernel = prepare_kernel(ctx_, compiler_, program, ko);
+  if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
+  ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);
+  if (!grid) {
+    planner::LaunchError e = to_launch_error(grid.diagnostics().all().front());
+    e.kind = planner::LaunchErrorKind::InvalidProgram;
+    return e;
+  }
+  if (std::optional<ir::Diagnostic> d = check_grid(ctx_, *grid)) return to_launch_error(*d);
+
+  const auto decls = program.buffers();
+  std::size_t n_in = 0;
+  std::size_t n_out = 0;
+  for (const ir::BufferDecl& b : decls) {
+    n_in += ir::is_dispatch_input(b) ? 1 : 0;
+    n_out += ir::is_dispatch_output(b) ? 1 : 0;
+  }
+  if (!input_names.empty() && input_names.size() != n_in)
+    return error(Code::BadInputs, fmt::format("the launch takes {} input buffers but {} names were given", n_in, input_names.size()));
+  if (!output_names.empty() && output_names.size() != n_out)
+    return error(Code::BadInputs, fmt::format("the launch returns {} output buffers but {} names were given", n_out, output_names.size()));
+
+  // Bind every non-workgroup buffer: live inputs in place, fresh zeros for the rest.
+  std::vector<std::shared_ptr<DeviceBuffer>> bound(decls.size());
+  for (std::size_t i = 0, k = 0; i < decls.size(); ++i) {
+    const ir::BufferDecl& b = decls[i];
+    if (b.access == ir::BufferAccess::Workgroup) continue;
+    if (ir::is_dispatch_input(b)) {
+      const std::string_view name = input_names.empty() ? program.name(b.name) : std::string_view(input_names[k]);
+      ++k;
+      auto it = live_.find(name);
+      if (it == live_.end())
+        return error(Code::BadInputs, fmt::format("input buffer `{}` has no bytes on the device (upload it or produce it first)", name));
+      if (b.count > 0 && it->second.buffer->size() != b.static_byte_len())
+        return error(Code::BadInputs, fmt::format("input buffer `{}` has {} bytes but its declaration needs exactly {} (count {})", name,
+                                                  it->second.buffer->size(), b.static_byte_len(), b.count));
+      bound[i] = it->second.buffer;
+    } else {
+      const std::optional<std::uint64_t> bytes = ir::backend_allocation_bytes(b);
+      if (!bytes)
+        return error(Code::NoOutputSize, fmt::format("output buffer `{}` receives no bytes and has neither a count nor an "
+                                                      "output_byte_range to size it",
+                                                      program.name(b.name)));
+      ir::Result<std::shared_ptr<DeviceBuffer>> fresh = make_buffer(ctx_, *bytes);
+      if (!fresh) return to_launch_error(fresh.diagnostics().all().front());
+      bound[i] = *fresh;
+    }
+  }
+  // The new live entries (slices first need a buffer of their own, filled by a device copy).
+  std::vector<std::pair<std::string, std::shared_ptr<DeviceBuffer>>> produced;
+  std::vector<std::pair<std::size_t, std::shared_ptr<DeviceBuffer>>> slices;  // decl index -> slice buffer
+  for (std::size_t i = 0, k = 0; i < decls.size(); ++i) {
+    const ir::BufferDecl& b = decls[i];
+    if (!ir::is_dispatch_output(b)) continue;
+    const std::string name = output_names.empty() ? std::string(program.name(b.name)) : output_names[k];
+    ++k;
+    std::shared_ptr<DeviceBuffer> result = bound[i];
+    if (b.output_byte_range) {
+      const ir::ByteRange r = *b.output_byte_range;
+      if (r.begin > r.end || r.end > bound[i]->size())
+        return error(Code::BadInputs, fmt::format("output_byte_range {}..{} of `{}` lies outside its {} bytes", r.begin, r.end,
+                                                  program.name(b.name), bound[i]->size()));
+      ir::Result<std::shared_ptr<DeviceBuffer>> slice = make_buffer(ctx_, r.end - r.begin);
+      if (!slice) return to_launch_error(slice.diagnostics().all().front());
+      result = *slice;
+      slices.emplace_back(i, result);
+    }
+    produced.emplace_back(name, result);
+  }
+
+  Queued q;
+  q.shader = std::move(kernel->shader);
+  q.grid = *grid;
+  std::vector<const DeviceBuffer*> binding_list;
+  std::vector<std::uint32_t> push(q.shader.push_constant_words, 0);
+  for (const BufferBinding& bb : q.shader.buffers) {
+    binding_list.push_back(bound[bb.decl_index].get());
+    if (bb.length_push_word) push[*bb.length_push_word] = static_cast<std::uint32_t>(bound[bb.decl_index]->size() / 4);
+  }
+  if (q.shader.trap_binding) {
+    ir::Result<std::shared_ptr<DeviceBuffer>> trap = make_buffer(ctx_, 8);
+    if (!trap) return to_launch_error(trap.diagnostics().all().front());
+    std::memset((*trap)->bytes().data(), 0xFF, 8);
+    q.trap = *trap;
+    binding_list.push_back(q.trap.get());
+  }
+
+  // Everything is allocated: queue the commands and update the live map.
+  for (std::uint32_t i = 0; i < config.fixpoint_iterations; ++i) batch_.dispatch(*kernel->pipeline, binding_list, push, q.grid);
+  for (const auto& [decl_index, slice] : slices)
+    batch_.copy(*bound[decl_index], decls[decl_index].output_byte_range->begin, *slice, slice->size());
+  for (const auto& b : bound)
+    if (b) keep_alive_.push_back(b);
+  for (const auto& [decl_index, slice] : slices) keep_alive_.push_back(slice);
+  if (q.trap) keep_alive_.push_back(q.trap);
+  for (auto& [name, buffer] : produced) live_[name] = Live{buffer, false};
+  queued_.push_back(std::move(q));
+  return std::nullopt;
+}
+
+std::optional<planner::LaunchError> ResidentSession::sync() {
+  trapped_launch_.reset();
+  if (queued_.empty()) return std::nullopt;
+  ir::Result<SubmitStats> s = batch_.submit_and_wait();
+  ++submissions_;
+  std::vector<Queued> done = std::move(queued_);
+  queued_.clear();
+  keep_alive_.clear();
+  if (!s) return to_launch_error(s.diagnostics().all().front());
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    if (!done[i].trap) continue;
+    std::uint64_t key = 0;
+    std::memcpy(&key, done[i].trap->bytes().data(), 8);
+    if (std::optional<planner::LaunchError> e = trap_error(key, done[i].shader, done[i].grid)) {
+      trapped_launch_ = i;
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<planner::LaunchError> ResidentSession::download(std::string_view name, planner::Bytes& out) {
+  if (!queued_.empty())
+    if (std::optional<planner::LaunchError> e = sync()) return e;
+  auto it = live_.find(name);
+  if (it == live_.end()) return error(Code::BadInputs, fmt::format("there is no live buffer `{}`", name));
+  const auto bytes = it->second.buffer->bytes();
+  out.assign(bytes.begin(), bytes.end());
+  return std::nullopt;
+}
+
+}  // namespace gridcheck::gpu

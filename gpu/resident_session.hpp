@@ -1,0 +1,94 @@
+#pragma once
+// Device-resident launches: buffers live on the device, addressed by name, between launches; launches
+// are queued into one command buffer (COMPUTE->COMPUTE / TRANSFER barriers between them) and only what
+// the caller downloads is read back.
+//
+// Binding rule of one launch (the device analogue of the split's gather -> launch -> refresh, spec §6.8):
+//  - the k-th ir::is_dispatch_input buffer of the program is bound to the live buffer `input_names[k]`
+//    (default: its own name), in place; a declared count must match that buffer's size (K032);
+//  - every other non-workgroup buffer gets a fresh zero-filled buffer of ir::backend_allocation_bytes;
+//  - after the launch, the live entry `output_names[k]` (default: the declaration's name) becomes the
+//    k-th ir::is_dispatch_output buffer, or a fresh buffer holding its output_byte_range slice.
+// For read_write buffers "in place" equals the host loop's copy-in / copy-out; everything else is the
+// same rule, so a resident run is byte-for-byte the host run by construction.
+//
+// Errors of preparation (types, lowering, limits, missing inputs) return from launch(); traps and
+// driver errors return from sync(), which reports the first trapping launch in queue order.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpu/command_batch.hpp"
+#include "gpu/kernel.hpp"
+#include "planner/executor.hpp"
+
+namespace gridcheck::gpu {
+
+class DeviceBuffer;
+class VulkanContext;
+
+class ResidentSession {
+ public:
+  /// `ctx` and `compiler` must outlive the session.
+  ResidentSession(VulkanContext& ctx, GlslCompiler& compiler);
+  ~ResidentSession();
+
+  /// Creates or replaces the live buffer `name` with `bytes` (a host write; no submission).
+  std::optional<planner::LaunchError> upload(std::string_view name, std::span<const std::uint8_t> bytes);
+
+  /// Queues one launch (fixpoint_iterations dispatches) of `program`.
+  std::optional<planner::LaunchError> launch(const ir::Program& program, const planner::LaunchConfig& config,
+                                             std::span<const std::string> input_names = {},
+                                             std::span<const std::string> output_names = {});
+
+  /// Submits everything queued as one command buffer and waits. The first trap, in queue order.
+  std::optional<planner::LaunchError> sync();
+
+  /// Reads back the live buffer `name` (syncing first when launches are queued).
+  std::optional<planner::LaunchError> download(std::string_view name, planner::Bytes& out);
+
+  bool has(std::string_view name) const { return live_.find(name) != live_.end(); }
+  /// True while `name` still holds the bytes given to upload() (no launch produced it since).
+  bool is_uploaded(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+  /// Launch labels for shaders and internal errors ("segment 1 of 3").
+  void set_label(std::string label) { label_ = std::move(label); }
+  void set_dump_dir(std::optional<std::filesystem::path> dir) { dump_dir_ = std::move(dir); }
+
+  std::size_t queued_launches() const { return queued_.size(); }
+  std::uint64_t submissions() const { return submissions_; }
+  /// Index (in queue order since the last sync) of the launch that trapped at the last sync.
+  std::optional<std::size_t> trapped_launch() const { return trapped_launch_; }
+
+ private:
+  struct Live {
+    std::shared_ptr<DeviceBuffer> buffer;
+    bool uploaded = false;
+  };
+  struct Queued {
+    LoweredShader shader;
+    std::array<std::uint32_t, 3> grid{};
+    std::shared_ptr<DeviceBuffer> trap;
+  };
+
+  VulkanContext& ctx_;
+  GlslCompiler& compiler_;
+  std::map<std::string, Live, std::less<>> live_;
+  CommandBatch batch_;
+  std::vector<Queued> queued_;
+  std::vector<std::shared_ptr<DeviceBuffer>> keep_alive_;  ///< buffers referenced by queued commands
+  std::string label_;
+  std::optional<std::filesystem::path> dump_dir_;
+  std::uint64_t submissions_ = 0;
+  std::uint64_t launches_ = 0;
+  std::optional<std::size_t> trapped_launch_;
+};
+
+}  // namespace gridcheck::gpu

@@ -1,0 +1,187 @@
+#include "gpu/resident_split.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "planner/live_buffers.hpp"
+#include "planner/segment_plan.hpp"
+#include "planner/split_errors.hpp"
+
+namespace gridcheck::gpu {
+namespace {
+
+using planner::Bytes;
+using planner::LaunchError;
+using planner::LiveBuffer;
+using planner::LiveMap;
+using planner::SplitRun;
+
+void fail(SplitRun& run, ir::Diagnostic diagnostic, std::optional<std::size_t> segment = std::nullopt, std::uint32_t pass = 0,
+          std::optional<LaunchError> launch_error = std::nullopt) {
+  run.failure = planner::SplitFailure{std::move(diagnostic), std::move(launch_error), segment, pass};
+}
+
+ir::Diagnostic read_back_failed(const LaunchError& e) {
+  ir::Diagnostic d;
+  d.code = "S011";
+  d.message = fmt::format("reading back the resident buffers failed: {}", e.message);
+  return d;
+}
+
+/// The host view of the session's live buffers (the named ones, or all): caller inputs that no launch
+/// produced since their upload are borrowed from `inputs`, everything else is owned.
+std::optional<LaunchError> host_view(ResidentSession& session, const planner::SplitPlan& plan, std::span<const Bytes> inputs,
+                                     const std::vector<std::string>* only, LiveMap& live) {
+  live.clear();
+  for (const std::string& name : only ? *only : session.names()) {
+    if (!session.has(name)) continue;
+    bool borrowed = false;
+    for (std::size_t i = 0; i < plan.caller_inputs.size(); ++i)
+      if (plan.caller_inputs[i] == name && session.is_uploaded(name)) {
+        live.insert_or_assign(name, LiveBuffer::borrowed(inputs[i]));
+        borrowed = true;
+      }
+    if (borrowed) continue;
+    Bytes bytes;
+    if (std::optional<LaunchError> e = session.download(name, bytes)) return e;
+    live.insert_or_assign(name, LiveBuffer::owned(std::move(bytes)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& program, const planner::SplitPlan& plan,
+                           std::span<const Bytes> inputs, const planner::RunConfig& config, ResidentSession& session,
+                           std::vector<Bytes>& outputs, const planner::RunOptions& options) {
+  SplitRun run;
+  run.split = true;
+  run.segment_count = plan.segments.size();
+  run.output_names = plan.final_outputs;
+  const planner::DispatchRules& rules = profile.dispatch;
+  if (plan.segments.empty()) {
+    fail(run, planner::split_error::no_segments());
+    return run;
+  }
+  if (inputs.size() != plan.caller_inputs.size()) {
+    fail(run, planner::split_error::input_count(inputs.size(), plan.caller_inputs));
+    return run;
+  }
+  // Steps 4-5 on the host (the seeding rule is the profile's), then everything goes to the device.
+  LiveMap live;
+  for (std::size_t i = 0; i < inputs.size(); ++i) live.insert_or_assign(plan.caller_inputs[i], LiveBuffer::borrowed(inputs[i]));
+  if (auto error = rules.seed_inputs(program, plan, live)) {
+    fail(run, std::move(*error));
+    return run;
+  }
+  for (const auto& [name, buffer] : live)
+    if (std::optional<LaunchError> e = session.upload(name, buffer.bytes())) {
+      fail(run, read_back_failed(*e), std::nullopt, 0, e);
+      return run;
+    }
+  const std::uint32_t iterations = config.fixpoint_iterations.value_or(1);
+  if (iterations == 0) {
+    fail(run, planner::split_error::zero_fixpoint());
+    return run;
+  }
+  const planner::PassSchedule schedule = rules.schedule(iterations);
+  std::unique_ptr<planner::Convergence> convergence = rules.convergence();
+  convergence->start(live);
+
+  for (std::uint32_t pass = 0; pass < schedule.passes; ++pass) {
+    for (std::size_t k = 0; k < plan.segments.size(); ++k) {
+      const planner::PlannedSegment& segment = plan.segments[k];
+      for (const std::string& name : segment.input_names)
+        if (!session.has(name)) {
+          fail(run, planner::split_error::input_without_bytes(k, plan.segments.size(), name), k, pass);
+          return run;
+        }
+      const planner::LaunchConfig launch = rules.segment_launch(config, program, segment, schedule.segment_fixpoint);
+      run.launches.push_back(planner::LaunchRecord{pass, k, launch});
+      session.set_label(fmt::format("segment {} of {}", k + 1, plan.segments.size()));
+      std::optional<LaunchError> error = session.launch(segment.program, launch, segment.input_names, segment.output_names);
+      if (!error && options.observer) {
+        error = session.sync();
+        if (!error) error = host_view(session, plan, inputs, nullptr, live);
+        if (!error) options.observer(planner::SegmentEvent{pass, k, run.launches.size() - 1, &segment, &live});
+      }
+      if (error) {
+        fail(run, planner::split_error::launch_failed(k, plan.segments.size(), *error), k, pass, error);
+        return run;
+      }
+    }
+    run.passes = pass + 1;
+    if (schedule.passes > 1) {
+      std::optional<LaunchError> error = session.sync();
+      if (error) {
+        // The trap belongs to one launch of this pass: name that segment, as the host loop would.
+        const std::size_t k = session.trapped_launch().value_or(0) % plan.segments.size();
+        fail(run, planner::split_error::launch_failed(k, plan.segments.size(), *error), k, pass, error);
+        return run;
+      }
+      if (auto e = host_view(session, plan, inputs, nullptr, live)) {
+        fail(run, read_back_failed(*e), std::nullopt, pass, e);
+        return run;
+      }
+      if (convergence->converged(live)) {
+        run.converged_early = run.passes < schedule.passes;
+        break;
+      }
+    }
+  }
+  if (std::optional<LaunchError> error = session.sync()) {
+    const std::size_t launches_in_last_pass = plan.segments.size();
+    const std::size_t k = session.trapped_launch().value_or(0) % launches_in_last_pass;
+    fail(run, planner::split_error::launch_failed(k, plan.segments.size(), *error), k, run.passes ? run.passes - 1 : 0, error);
+    return run;
+  }
+  if (auto e = host_view(session, plan, inputs, &plan.final_outputs, live)) {
+    fail(run, read_back_failed(*e), std::nullopt, run.passes, e);
+    return run;
+  }
+  if (auto error = rules.collect_final(program, plan, live, outputs)) fail(run, std::move(*error));
+  return run;
+}
+
+SplitRun run_split_resident(const planner::Profile& profile, const ir::Program& program, std::span<const Bytes> inputs,
+                            const planner::RunConfig& config, ResidentSession& session, std::vector<Bytes>& outputs,
+                            const planner::RunOptions& options) {
+  if (!profile.split.contains_fence(program)) {
+    // Step 1: one launch with the caller's config, the caller's inputs bound by declaration name.
+    SplitRun run;
+    run.segment_count = 1;
+    run.output_names = profile.table.output_names(program);
+    const std::uint32_t iterations = config.fixpoint_iterations.value_or(1);
+    if (iterations == 0) {
+      fail(run, planner::split_error::zero_fixpoint());
+      return run;
+    }
+    const std::vector<std::string> in_names = profile.table.input_names(program);
+    if (inputs.size() != in_names.size()) {
+      fail(run, planner::split_error::input_count(inputs.size(), in_names));
+      return run;
+    }
+    const planner::LaunchConfig launch = profile.dispatch.unsplit_launch(config, program, iterations);
+    run.launches.push_back(planner::LaunchRecord{0, planner::LaunchRecord::kUnsplit, launch});
+    run.passes = 1;
+    std::optional<LaunchError> error;
+    for (std::size_t i = 0; i < in_names.size() && !error; ++i) error = session.upload(in_names[i], inputs[i]);
+    if (!error) error = session.launch(program, launch, in_names, run.output_names);
+    if (!error) error = session.sync();
+    outputs.resize(run.output_names.size());
+    for (std::size_t i = 0; i < run.output_names.size() && !error; ++i) error = session.download(run.output_names[i], outputs[i]);
+    if (error) fail(run, planner::split_error::unsplit_launch_failed(*error), std::nullopt, 0, error);
+    return run;
+  }
+  ir::Result<planner::SplitPlan> plan = planner::plan_split(profile, program);
+  if (!plan) {
+    SplitRun run;
+    run.split = true;
+    fail(run, plan.diagnostics().all().front());
+    return run;
+  }
+  return run_plan_resident(profile, program, *plan, inputs, config, session, outputs, options);
+}
+
+}  // namespace gridcheck::gpu

@@ -1,0 +1,176 @@
+// Resident mode: the by-name session (in place, fresh zeros, slices, one submission for many launches)
+// and the split's dispatch loop over it, which must equal the host loop over VulkanExecutor byte for byte.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "gpu/gpu_test_support.hpp"
+#include "gpu/resident_split.hpp"
+#include "gpu/vulkan_executor.hpp"
+#include "ir/builder.hpp"
+#include "planner/profile.hpp"
+#include "planner/split_dispatch.hpp"
+
+namespace gridcheck::gpu {
+namespace {
+
+using namespace ir;
+using planner::Bytes;
+
+Bytes bytes(std::vector<std::uint32_t> words) {
+  Bytes b(words.size() * 4);
+  if (!words.empty()) std::memcpy(b.data(), words.data(), b.size());
+  return b;
+}
+std::vector<std::uint32_t> words(const Bytes& b) {
+  std::vector<std::uint32_t> w(b.size() / 4);
+  if (!w.empty()) std::memcpy(w.data(), b.data(), w.size() * 4);
+  return w;
+}
+planner::LaunchConfig grid1() {
+  planner::LaunchConfig c;
+  c.grid_override = std::array<std::uint32_t, 3>{1, 1, 1};
+  return c;
+}
+
+class Gpu_Resident : public testing::GpuTest {
+ protected:
+  GlslCompiler compiler_;
+};
+
+TEST_F(Gpu_Resident, LaunchesShareOneSubmissionAndUpdateBuffersInPlace) {
+  ResidentSession s(ctx(), compiler_);
+  Builder b({4, 1, 1});
+  auto acc = b.read_write("acc", 0, ScalarType::U32, 4);
+  Program inc = b.wrapped({b.store(acc, b.gid(), b.load(acc, b.gid()) * b.u32(3) + b.u32(1))});
+  const Bytes init = bytes({0, 1, 2, 3});
+  ASSERT_FALSE(s.upload("acc", init));
+  for (int i = 0; i < 3; ++i) ASSERT_FALSE(s.launch(inc, grid1()));
+  EXPECT_EQ(s.queued_launches(), 3u);
+  Bytes out;
+  ASSERT_FALSE(s.download("acc", out));
+  EXPECT_EQ(s.submissions(), 1u);
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{13, 40, 67, 94}));  // x -> 27x + 13
+  EXPECT_FALSE(s.is_uploaded("acc"));
+}
+
+TEST_F(Gpu_Resident, OutputOnlyBuffersAreFreshZerosAndRangesAreSlicedOnTheDevice) {
+  ResidentSession s(ctx(), compiler_);
+  Builder b({4, 1, 1});
+  auto src = b.read("src", 0, ScalarType::U32, 4);
+  auto wo = b.write_only("dst", 1, ScalarType::U32, 4);
+  b.decl(wo).output_byte_range = ByteRange{4, 12};
+  Program p = b.wrapped({b.if_(b.gid() != b.u32(2), {b.store(wo, b.gid(), b.load(src, b.gid()) + b.u32(100))})});
+  ASSERT_FALSE(s.upload("src", bytes({1, 2, 3, 4})));
+  ASSERT_FALSE(s.upload("dst", bytes({9, 9, 9, 9, 9})));  // replaced: dst is not an input of the launch
+  ASSERT_FALSE(s.launch(p, grid1()));
+  Bytes out;
+  ASSERT_FALSE(s.download("dst", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{102, 0}));
+}
+
+TEST_F(Gpu_Resident, AMissingInputIsAnErrorBeforeAnythingIsQueued) {
+  ResidentSession s(ctx(), compiler_);
+  Builder b({1, 1, 1});
+  auto src = b.read("src", 0, ScalarType::U32, 1);
+  auto out = b.output("out", 1, ScalarType::U32, 1);
+  Program p = b.wrapped({b.store(out, b.u32(0), b.load(src, b.u32(0)))});
+  std::optional<planner::LaunchError> e = s.launch(p, grid1());
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->message, "K032: input buffer `src` has no bytes on the device (upload it or produce it first)");
+  EXPECT_EQ(s.queued_launches(), 0u);
+}
+
+// ---------------------------------------------------------------- the split, host vs resident
+
+struct Both {
+  planner::SplitRun host;
+  std::vector<Bytes> host_out;
+  planner::SplitRun resident;
+  std::vector<Bytes> resident_out;
+};
+
+class Gpu_ResidentSplit : public Gpu_Resident {
+ protected:
+  Both run_both(const Program& p, const std::vector<Bytes>& inputs, planner::RunConfig config) {
+    Both r;
+    VulkanExecutor exec(ctx());
+    r.host = planner::run_split_into(planner::vyre_0_7_2(), p, inputs, config, exec, r.host_out);
+    ResidentSession session(ctx(), compiler_);
+    r.resident = run_split_resident(planner::vyre_0_7_2(), p, inputs, config, session, r.resident_out);
+    resident_submissions_ = session.submissions();
+    return r;
+  }
+  std::uint64_t resident_submissions_ = 0;
+};
+
+TEST_F(Gpu_ResidentSplit, SpecUpstreamExampleKeepsBothSlotsInBothModes) {
+  Builder b({1, 1, 1});
+  auto out = b.output("out", 0, ScalarType::U32, 4);
+  Program p = b.raw({b.region("a", {b.store(out, b.u32(0), b.u32(0xAA))}), b.grid_sync(),
+                     b.region("b", {b.store(out, b.u32(2), b.u32(0xBB))})});
+  planner::RunConfig config;
+  config.grid = std::array<std::uint32_t, 3>{1, 1, 1};
+  Both r = run_both(p, {}, config);
+  ASSERT_TRUE(r.host.ok()) << r.host.failure->diagnostic.message;
+  ASSERT_TRUE(r.resident.ok()) << r.resident.failure->diagnostic.message;
+  EXPECT_EQ(r.host.segment_count, 2u);
+  ASSERT_EQ(r.host_out.size(), 1u);
+  EXPECT_EQ(words(r.host_out[0]), (std::vector<std::uint32_t>{0xAA, 0, 0xBB, 0}));
+  EXPECT_EQ(r.resident_out, r.host_out);
+  EXPECT_EQ(resident_submissions_, 1u);  // both segments in one command buffer
+}
+
+TEST_F(Gpu_ResidentSplit, MultiSegmentAccumulatorsWithFixpointPassesAgree) {
+  Builder b({8, 1, 1});
+  auto in = b.read("in", 0, ScalarType::U32, 32);
+  auto acc = b.read_write("acc", 1, ScalarType::U32, 32);
+  auto tmp = b.write_only("tmp", 2, ScalarType::U32, 32);
+  auto out = b.output("out", 3, ScalarType::U32, 32);
+  auto tile = b.workgroup("tile", 8, ScalarType::U32);
+  Program p = b.raw({
+      b.region("s0", {b.store(tile, b.lid(), b.load(in, b.gid())), b.barrier(),
+                      b.store(tmp, b.gid(), b.load(tile, b.u32(7) - b.lid()) + b.load(acc, b.gid()))}),
+      b.grid_sync(),
+      b.region("s1", {b.store(acc, b.gid(), b.bin(BinOp::SaturatingAdd, b.load(tmp, b.gid()), b.load(acc, b.gid())))}),
+      b.grid_sync(),
+      b.region("s2", {b.store(out, b.gid(), b.load(acc, (b.gid() + b.u32(1)) % b.u32(32)))}),
+  });
+  std::vector<std::uint32_t> in_words(32), acc_words(32);
+  for (std::uint32_t i = 0; i < 32; ++i) {
+    in_words[i] = i * 7 + 1;
+    acc_words[i] = 1000 * i;
+  }
+  planner::RunConfig config;
+  config.fixpoint_iterations = 3;
+  Both r = run_both(p, {bytes(in_words), bytes(acc_words)}, config);
+  ASSERT_TRUE(r.host.ok()) << r.host.failure->diagnostic.message;
+  ASSERT_TRUE(r.resident.ok()) << r.resident.failure->diagnostic.message;
+  EXPECT_EQ(r.host.segment_count, 3u);
+  EXPECT_EQ(r.resident.passes, r.host.passes);
+  EXPECT_EQ(r.resident.launch_count(), r.host.launch_count());
+  ASSERT_EQ(r.host_out.size(), r.resident_out.size());
+  for (std::size_t i = 0; i < r.host_out.size(); ++i) EXPECT_EQ(words(r.resident_out[i]), words(r.host_out[i])) << r.host.output_names[i];
+}
+
+TEST_F(Gpu_ResidentSplit, ATrapInTheSecondSegmentFailsTheSameWayInBothModes) {
+  Builder b({4, 1, 1});
+  auto d = b.read("d", 0, ScalarType::I32, 4);
+  auto out = b.output("out", 1, ScalarType::I32, 4);
+  Program p = b.raw({b.region("s0", {b.store(out, b.gid(), b.load(d, b.gid()))}), b.grid_sync(),
+                     b.region("s1", {b.store(out, b.gid(), b.i32(12) / b.load(out, b.gid()))})});
+  planner::RunConfig config;
+  config.grid = std::array<std::uint32_t, 3>{1, 1, 1};
+  Both r = run_both(p, {bytes({1, 2, 0, 3})}, config);
+  ASSERT_FALSE(r.host.ok());
+  ASSERT_FALSE(r.resident.ok());
+  EXPECT_EQ(r.resident.failure->diagnostic.code, r.host.failure->diagnostic.code);
+  EXPECT_EQ(r.resident.failure->diagnostic.message, r.host.failure->diagnostic.message);
+  EXPECT_EQ(r.resident.failure->segment, r.host.failure->segment);
+  ASSERT_TRUE(r.resident.failure->launch_error.has_value());
+  EXPECT_EQ(r.resident.failure->launch_error->kind, planner::LaunchErrorKind::Trap);
+  EXPECT_EQ(r.resident.failure->launch_error->message, "divide_by_zero in invocation (2, 0, 0)");
+}
+
+}  // namespace
+}  // namespace gridcheck::gpu
