@@ -370,8 +370,11 @@ class CaseGenerator {
                                                                  ir::AtomicOp::Min, ir::AtomicOp::Max};
     const BufferInfo& info = buffers_[i];
     stored_[i] = true;
-    const ir::AtomicOp op = kCommutative[c_.below(kCommutative.size())];
-    const E index = b_.u32(c_.below(invocations_ * info.slots + 1));  // may be out of bounds: a no-op
+    // Different operators on one element do not commute with each other (add then and != and then
+    // add), so each element has one fixed operator.
+    const std::uint32_t element = c_.below(invocations_ * info.slots + 1);  // may be out of bounds: a no-op
+    const ir::AtomicOp op = kCommutative[element % kCommutative.size()];
+    const E index = b_.u32(element);
     const E value = expr(ScalarType::U32, Context{}, 1).e;
     // The old value is bound to a local that is never read: its value depends on the schedule.
     return b_.let(fresh("old"), b_.atomic(op, info.buf, index, value));

@@ -1,0 +1,42 @@
+#pragma once
+// H-cpu's executor: each launch is one run of the reference interpreter (true grid sync inside the
+// launch, a fresh launch per call), behind the planner's Executor seam. It models a GPU backend's
+// dispatch ABI (spec §5): inputs positionally by ir::is_dispatch_input, exact static input lengths,
+// zero-filled backend-allocated outputs (a runtime-sized one without a byte range cannot be
+// allocated: spec §10 A5), outputs sliced to output_byte_range, and — without a grid override —
+// the LaunchPlan grid inferred from the launched program itself (spec §5.7, §10 G1).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "interp/interpreter.hpp"
+#include "planner/executor.hpp"
+
+namespace gridcheck::props {
+
+class InterpExecutor final : public planner::Executor {
+ public:
+  explicit InterpExecutor(interp::RunOptions options = {});
+
+  std::string name() const override { return "interp"; }
+  std::optional<planner::LaunchError> launch(const ir::Program& program, std::span<const planner::Bytes* const> inputs,
+                                             const planner::LaunchConfig& config,
+                                             std::vector<planner::Bytes>& outputs) override;
+
+  /// Launches so far, and their interpreter steps.
+  std::uint64_t launches() const { return launches_; }
+  std::uint64_t steps() const { return steps_; }
+
+ private:
+  const interp::PreparedProgram* prepared(const ir::Program& program, ir::Diagnostics& diagnostics);
+
+  interp::RunOptions options_;
+  /// Segments are launched once per pass; validation and compilation happen once per content hash.
+  std::unordered_map<std::uint64_t, std::unique_ptr<interp::PreparedProgram>> cache_;
+  std::uint64_t launches_ = 0;
+  std::uint64_t steps_ = 0;
+};
+
+}  // namespace gridcheck::props

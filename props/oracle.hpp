@@ -1,0 +1,105 @@
+#pragma once
+// The differential oracle (DESIGN §5): one case through R (true grid sync), H-cpu (the split over the
+// interpreter) and optionally H-gpu (the split over a GPU executor), byte for byte.
+//
+// Verdicts:
+//   R invalid / divergence / race, or two R schedules disagree  -> every oracle: invalid {detail}
+//   a profile refuses the program before running                 -> refused {diagnostic}
+//   H equals R byte for byte over R's outputs                    -> match
+//   H differs, fails where R succeeded, or succeeds where R trapped -> diverge {blame, first divergence}
+// Blame: "planner" when H-cpu differs from R; "lowering/driver" when H-cpu matches and H-gpu differs.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "interp/interpreter.hpp"
+#include "ir/case.hpp"
+#include "planner/executor.hpp"
+#include "planner/profile.hpp"
+#include "planner/split_dispatch.hpp"
+
+namespace gridcheck::props {
+
+/// A GPU split runner: runs the case's program through the split under `profile` on a device and
+/// returns the SplitRun (outputs by name). Supplied by gpu/ through the CLI; absent in pure-CPU use.
+using GpuSplitRunner = std::function<planner::SplitRun(const planner::Profile& profile, const ir::Program& program,
+                                                       std::span<const planner::Bytes> inputs,
+                                                       const planner::RunConfig& config)>;
+
+struct OracleOptions {
+  std::vector<const planner::Profile*> profiles;  ///< empty: vyre-0.7.2
+  bool cpu = true;                                 ///< run H-cpu
+  GpuSplitRunner gpu;                              ///< run H-gpu when set
+  std::string gpu_name = "H-gpu";
+  bool detect_races = true;                        ///< R with the race detector
+  bool check_schedules = true;                     ///< a second R run, reversed schedule
+  std::uint64_t fuel = std::uint64_t{1} << 28;
+  bool locate_first_divergence = true;             ///< on a mismatch, re-run with observers
+};
+
+/// Amber-style description of two byte buffers that differ.
+struct ByteDiff {
+  std::string buffer;
+  ir::ScalarType element = ir::ScalarType::U32;
+  std::uint64_t expected_bytes = 0, actual_bytes = 0;  ///< lengths
+  std::uint64_t differing_elements = 0;
+  std::uint64_t first_byte = 0;
+  std::uint64_t element_index = 0;
+  std::uint32_t expected_word = 0, actual_word = 0;  ///< the words at element_index (0 past the end)
+  /// "3 values differed, first difference at byte 4: 2 != 0" (+ length note)
+  std::string describe() const;
+};
+
+struct FirstDivergence {
+  ByteDiff final_diff;                  ///< the first differing final output
+  std::optional<std::uint32_t> pass;    ///< the first divergent segment, when located
+  std::optional<std::size_t> segment;
+  std::optional<ByteDiff> segment_diff; ///< what differed at the end of that segment
+  std::optional<interp::InvocationIds> last_writer;  ///< the invocation that last wrote it in R
+  std::optional<interp::Site> last_writer_site;
+  std::string describe() const;
+};
+
+/// One split oracle's result for one profile.
+struct SplitOutcome {
+  std::string oracle;   ///< "H-cpu", "H-gpu"
+  std::string profile;
+  ir::Verdict verdict = ir::Verdict::Match;
+  std::string detail;   ///< blame for diverge ("planner", "lowering/driver"), diagnostic code otherwise
+  std::string message;  ///< one line for a person
+  std::string comparison_rule = "exact";  ///< "exact", or "f32 within N ulp (uses div, sqrt)"
+  std::optional<FirstDivergence> divergence;
+  std::optional<planner::SplitFailure> failure;
+  std::vector<std::string> output_names;
+  std::vector<planner::Bytes> outputs;
+  std::size_t launches = 0;
+};
+
+struct CaseReport {
+  interp::RunResult reference;
+  ir::Verdict reference_verdict = ir::Verdict::Ok;
+  std::string reference_detail;
+  bool schedule_dependent = false;
+  std::vector<SplitOutcome> splits;
+
+  const SplitOutcome* find(std::string_view oracle, std::string_view profile) const;
+  /// True when R is usable and every split matched (or was refused).
+  bool agrees() const;
+};
+
+/// The caller's bytes for buffer `name` of a case: its input data, or zeros at the declared count.
+planner::Bytes case_bytes(const ir::Case& c, std::string_view name);
+
+CaseReport evaluate_case(const ir::Case& c, const OracleOptions& options);
+
+/// A mismatch between a case's `expect` lines and a report.
+struct ExpectationFailure {
+  ir::SourceLoc loc;
+  std::string message;
+};
+std::vector<ExpectationFailure> check_expectations(const ir::Case& c, const CaseReport& report);
+
+}  // namespace gridcheck::props

@@ -1,0 +1,107 @@
+#include "props/oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ir/builder.hpp"
+#include "props/case_generator.hpp"
+
+namespace gridcheck::props {
+namespace {
+
+using ir::ScalarType;
+
+ir::Case make_case(ir::Program p, std::array<std::uint32_t, 3> grid) {
+  ir::Case c;
+  c.program = std::move(p);
+  c.grid = grid;
+  return c;
+}
+
+ir::InputData values(std::string buffer, std::vector<std::uint32_t> words) {
+  ir::InputData in;
+  in.buffer = std::move(buffer);
+  in.values = std::move(words);
+  return in;
+}
+
+TEST(Props_Oracle, A1ReadWriteCallerBytesDivergeUnderVyre) {
+  ir::Builder b;
+  auto buf = b.read_write("buf", 0, ScalarType::U32, 4);
+  ir::Case c = make_case(b.wrapped({b.store(buf, b.u32(0), b.u32(9)), b.grid_sync()}), {1, 1, 1});
+  c.inputs.push_back(values("buf", {1, 2, 3, 4}));
+  const CaseReport report = evaluate_case(c, {});
+  ASSERT_EQ(report.reference_verdict, ir::Verdict::Ok);
+  const SplitOutcome* cpu = report.find("H-cpu", "vyre-0.7.2");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->verdict, ir::Verdict::Diverge) << cpu->message;
+  EXPECT_EQ(cpu->detail, "planner");
+  ASSERT_TRUE(cpu->divergence.has_value());
+  EXPECT_EQ(cpu->divergence->final_diff.element_index, 1u);
+  EXPECT_EQ(cpu->divergence->final_diff.expected_word, 2u);
+  EXPECT_EQ(cpu->divergence->final_diff.actual_word, 0u);
+  EXPECT_EQ(cpu->divergence->final_diff.differing_elements, 3u);
+  ASSERT_TRUE(cpu->divergence->segment.has_value());
+  EXPECT_EQ(*cpu->divergence->segment, 0u);
+}
+
+TEST(Props_Oracle, A1TwinWithTheBufferReadMatches) {
+  ir::Builder b;
+  auto buf = b.read_write("buf", 0, ScalarType::U32, 4);
+  ir::Case c = make_case(
+      b.wrapped({b.store(buf, b.u32(0), b.load(buf, b.u32(0)) + b.u32(9)), b.grid_sync()}), {1, 1, 1});
+  c.inputs.push_back(values("buf", {1, 2, 3, 4}));
+  const CaseReport report = evaluate_case(c, {});
+  const SplitOutcome* cpu = report.find("H-cpu", "vyre-0.7.2");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->verdict, ir::Verdict::Match) << cpu->message;
+}
+
+TEST(Props_Oracle, C1WorkgroupMemoryAcrossAFenceDiverges) {
+  ir::Builder b({4, 1, 1});
+  auto sh = b.workgroup("sh", 4, ScalarType::U32);
+  auto out = b.output("out", 0, ScalarType::U32, 4);
+  ir::Case c = make_case(b.wrapped({b.store(sh, b.lid(), b.gid() * b.u32(2) + b.u32(1)), b.grid_sync(),
+                                    b.store(out, b.gid(), b.load(sh, b.lid()))}),
+                         {1, 1, 1});
+  const CaseReport report = evaluate_case(c, {});
+  ASSERT_EQ(report.reference_verdict, ir::Verdict::Ok);
+  EXPECT_EQ(report.reference.outputs[0].bytes[4], 3u);  // R keeps workgroup memory: 2·1+1
+  EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2")->verdict, ir::Verdict::Diverge);
+}
+
+TEST(Props_Oracle, RacyCaseIsInvalidNotDiverge) {
+  ir::Builder b({4, 1, 1});
+  auto out = b.output("out", 0, ScalarType::U32, 4);
+  ir::Case c = make_case(b.wrapped({b.store(out, b.u32(0), b.gid())}), {1, 1, 1});
+  const CaseReport report = evaluate_case(c, {});
+  EXPECT_EQ(report.reference_verdict, ir::Verdict::Invalid);
+  EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2")->verdict, ir::Verdict::Invalid);
+}
+
+TEST(Props_Oracle, RaceFreeTwinOfTheRacyCaseMatches) {
+  ir::Builder b({4, 1, 1});
+  auto out = b.output("out", 0, ScalarType::U32, 4);
+  ir::Case c = make_case(b.wrapped({b.store(out, b.gid(), b.gid())}), {1, 1, 1});
+  const CaseReport report = evaluate_case(c, {});
+  EXPECT_EQ(report.reference_verdict, ir::Verdict::Ok);
+  EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2")->verdict, ir::Verdict::Match);
+}
+
+TEST(Props_Oracle, ExpectationsAreChecked) {
+  ir::Builder b;
+  auto buf = b.read_write("buf", 0, ScalarType::U32, 4);
+  ir::Case c = make_case(b.wrapped({b.store(buf, b.u32(0), b.u32(9)), b.grid_sync()}), {1, 1, 1});
+  c.inputs.push_back(values("buf", {1, 2, 3, 4}));
+  c.expectations.push_back({ir::Oracle::Reference, "", ir::Verdict::Ok, "", {}});
+  c.expectations.push_back({ir::Oracle::SplitCpu, "vyre-0.7.2", ir::Verdict::Diverge, "planner", {}});
+  c.outputs.push_back({ir::Oracle::Reference, "", "buf", std::vector<std::uint32_t>{9, 2, 3, 4}, std::nullopt, {}});
+  c.outputs.push_back({ir::Oracle::SplitCpu, "vyre-0.7.2", "buf", std::vector<std::uint32_t>{9, 0, 0, 0}, std::nullopt, {}});
+  const CaseReport report = evaluate_case(c, {});
+  EXPECT_TRUE(check_expectations(c, report).empty());
+  c.outputs.push_back({ir::Oracle::Reference, "", "buf", std::vector<std::uint32_t>{9, 2, 3, 5}, std::nullopt, {}});
+  c.expectations.push_back({ir::Oracle::SplitCpu, "vyre-0.7.2", ir::Verdict::Match, "", {}});
+  EXPECT_EQ(check_expectations(c, report).size(), 2u);
+}
+
+}  // namespace
+}  // namespace gridcheck::props
