@@ -12,5 +12,6 @@ using CommandRegistrar = void (*)(CLI::App& root, int& exit_code);
 void register_fmt(CLI::App& root, int& exit_code);
 void register_validate(CLI::App& root, int& exit_code);
 void register_plan(CLI::App& root, int& exit_code);
+void register_devices(CLI::App& root, int& exit_code);
 
 }  // namespace gridcheck::tools
