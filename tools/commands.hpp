@@ -12,6 +12,7 @@ using CommandRegistrar = void (*)(CLI::App& root, int& exit_code);
 void register_fmt(CLI::App& root, int& exit_code);
 void register_validate(CLI::App& root, int& exit_code);
 void register_plan(CLI::App& root, int& exit_code);
+void register_run(CLI::App& root, int& exit_code);
 void register_devices(CLI::App& root, int& exit_code);
 
 }  // namespace gridcheck::tools

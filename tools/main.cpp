@@ -15,10 +15,11 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "gridcheck 0.1.0");
 
   int exit_code = kExitOk;
-  constexpr std::array<CommandRegistrar, 4> kCommands = {
+  constexpr std::array<CommandRegistrar, 5> kCommands = {
       register_fmt,
       register_validate,
       register_plan,
+      register_run,
       register_devices,
   };
   for (CommandRegistrar add : kCommands) add(app, exit_code);

@@ -1,0 +1,310 @@
+// `gridcheck run FILE [--schedule in-order|reversed|shuffle:SEED] [--races] [--fuel N] [--json]`:
+// runs a case on the reference interpreter R (true grid sync), prints every output buffer as typed
+// values and the verdict, and checks the case's `expect R` lines (verdict and buffers).
+//
+// Exit codes: 0 = the run is ok, or every `expect R` line is met; 1 = an expectation failed, or
+// (without expectations) the run trapped, ran out of fuel, diverged or raced; 2 = unreadable file,
+// parse error, bad option, or a program the reference refuses (invalid) without an expectation
+// saying so; 3 = internal error.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "interp/interpreter.hpp"
+#include "ir/equality.hpp"
+#include "ir/text/case_file.hpp"
+#include "ir/text/literal.hpp"
+#include "ir/text/parser.hpp"
+#include "tools/commands.hpp"
+#include "tools/exit_codes.hpp"
+
+namespace gridcheck::tools {
+namespace {
+
+struct RunArgs {
+  std::string file;
+  std::string schedule = "in-order";
+  bool races = false;
+  std::uint64_t fuel = 0;  ///< 0 = the interpreter's default
+  bool json = false;
+};
+
+std::vector<std::uint32_t> words_of(const interp::Bytes& bytes) {
+  std::vector<std::uint32_t> w(bytes.size() / 4, 0);
+  for (std::size_t i = 0; i < w.size(); ++i)
+    for (int k = 0; k < 4; ++k) w[i] |= std::uint32_t{bytes[i * 4 + k]} << (8 * k);
+  return w;
+}
+
+std::string typed_list(ir::ScalarType element, const std::vector<std::uint32_t>& words) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += ir::text::format_value(element, words[i]);
+  }
+  return s + "]";
+}
+
+nlohmann::json typed_json(ir::ScalarType element, std::uint32_t word) {
+  switch (element) {
+    case ir::ScalarType::U32: return word;
+    case ir::ScalarType::I32: return static_cast<std::int32_t>(word);
+    case ir::ScalarType::Bool: return word != 0;
+    case ir::ScalarType::F32: return ir::text::format_value(element, word);
+  }
+  return word;
+}
+
+std::string_view severity_name(ir::Severity s) {
+  switch (s) {
+    case ir::Severity::Error: return "error";
+    case ir::Severity::Warning: return "warning";
+    case ir::Severity::Note: return "note";
+  }
+  return "error";
+}
+
+nlohmann::json to_json(const ir::Diagnostic& d) {
+  nlohmann::json j = {{"severity", severity_name(d.severity)}, {"code", d.code}, {"file", d.file},
+                      {"line", d.loc.line}, {"col", d.loc.col}, {"message", d.message}};
+  if (!d.notes.empty()) {
+    j["notes"] = nlohmann::json::array();
+    for (const ir::Diagnostic& n : d.notes) j["notes"].push_back(to_json(n));
+  }
+  return j;
+}
+
+nlohmann::json to_json(const interp::Site& s) {
+  return {{"line", s.loc.line}, {"col", s.loc.col}, {"path", s.path}, {"what", s.what}};
+}
+
+nlohmann::json to_json(const interp::InvocationIds& ids) {
+  return {{"global", ids.global}, {"local", ids.local}, {"workgroup", ids.workgroup}};
+}
+
+/// The outcome of checking one `expect R` line.
+struct Check {
+  std::string expectation;
+  bool met = false;
+  std::string message;
+};
+
+/// Amber's mismatch text: `N values differed, first difference at byte i: a != b`.
+std::string mismatch(ir::ScalarType element, const std::vector<std::uint32_t>& expected,
+                     const std::vector<std::uint32_t>& actual) {
+  if (expected.size() != actual.size())
+    return fmt::format("expected {} values, the run produced {}", expected.size(), actual.size());
+  std::size_t differ = 0, first = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i] == actual[i]) continue;
+    if (differ++ == 0) first = i;
+  }
+  return fmt::format("{} values differed, first difference at byte {}: run {} != expected {}", differ, first * 4,
+                     ir::text::format_value(element, actual[first]), ir::text::format_value(element, expected[first]));
+}
+
+std::vector<Check> check_expectations(const ir::Case& c, const interp::RunResult& r) {
+  std::vector<Check> checks;
+  for (const ir::Expectation& e : c.expectations) {
+    if (e.oracle != ir::Oracle::Reference) continue;
+    Check check;
+    check.expectation = fmt::format("expect R: {}{}{}", ir::name_of(e.verdict), e.detail.empty() ? "" : " ", e.detail);
+    bool detail_ok = e.detail.empty() || e.detail == r.detail();
+    if (!detail_ok && r.status == interp::RunStatus::Invalid)
+      for (const ir::Diagnostic& d : r.diagnostics)
+        detail_ok = detail_ok || (d.severity == ir::Severity::Error && d.code == e.detail);
+    check.met = e.verdict == r.verdict() && detail_ok;
+    if (!check.met)
+      check.message = fmt::format("the run's verdict is {}{}{}", ir::name_of(r.verdict()), r.detail().empty() ? "" : " ",
+                                  r.detail());
+    checks.push_back(std::move(check));
+  }
+  for (const ir::ExpectedOutput& e : c.outputs) {
+    if (e.oracle != ir::Oracle::Reference) continue;
+    Check check;
+    const interp::OutputBuffer* out = r.output(e.buffer);
+    if (e.hash) {
+      check.expectation = fmt::format("expect R {} hash 0x{:016x}", e.buffer, *e.hash);
+    } else {
+      check.expectation = fmt::format("expect R {} = [...]", e.buffer);
+    }
+    if (out == nullptr) {
+      check.message = r.outputs.empty() ? fmt::format("the run produced no outputs (verdict {})", ir::name_of(r.verdict()))
+                                        : fmt::format("'{}' is not an output of the reference", e.buffer);
+    } else if (e.hash) {
+      const std::uint64_t h = ir::fnv1a64(out->bytes.data(), out->bytes.size());
+      check.met = h == *e.hash;
+      if (!check.met) check.message = fmt::format("the bytes hash to 0x{:016x}", h);
+    } else if (e.words) {
+      const auto actual = words_of(out->bytes);
+      check.met = actual == *e.words;
+      if (!check.met) check.message = mismatch(out->element, *e.words, actual);
+    }
+    checks.push_back(std::move(check));
+  }
+  return checks;
+}
+
+int exit_code_for(const interp::RunResult& r, const std::vector<Check>& checks) {
+  if (!checks.empty()) {
+    for (const Check& c : checks)
+      if (!c.met) return kExitMismatch;
+    return kExitOk;
+  }
+  switch (r.status) {
+    case interp::RunStatus::Ok: return kExitOk;
+    case interp::RunStatus::Invalid: return kExitBadInput;
+    default: return kExitMismatch;
+  }
+}
+
+void print_text(const ir::Case& c, const std::string& text, const RunArgs& args, const interp::RunResult& r,
+                const std::vector<Check>& checks) {
+  const std::string grid = r.grid[0] == 0 ? std::string("not chosen") : fmt::format("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]);
+  std::printf("case %s: R, schedule %s, grid %s, fixpoint %u\n", c.name.c_str(), args.schedule.c_str(), grid.c_str(),
+              c.fixpoint);
+  for (const interp::OutputBuffer& o : r.outputs) {
+    const auto words = words_of(o.bytes);
+    std::printf("%s: %s[%zu] = %s\n", o.name.c_str(), std::string(ir::name_of(o.element)).c_str(), words.size(),
+                typed_list(o.element, words).c_str());
+  }
+  for (const interp::OobRecord& o : r.oob)
+    std::printf("out of bounds: %s: %llu loads, %llu stores, %llu atomics; first: %s of element %llu by %s at %s\n",
+                o.buffer.c_str(), static_cast<unsigned long long>(o.loads), static_cast<unsigned long long>(o.stores),
+                static_cast<unsigned long long>(o.atomics), std::string(interp::name_of(o.first_kind)).c_str(),
+                static_cast<unsigned long long>(o.first_index), interp::to_string(o.first_invocation).c_str(),
+                interp::to_string(o.first_site).c_str());
+  std::fputs(ir::render(r.diagnostics, text).c_str(), stderr);
+  const std::string detail = r.detail();
+  std::printf("verdict: %s%s%s (%llu steps)\n", std::string(ir::name_of(r.verdict())).c_str(), detail.empty() ? "" : " ",
+              detail.c_str(), static_cast<unsigned long long>(r.steps));
+  for (const Check& check : checks)
+    std::printf("%s: %s%s%s\n", check.expectation.c_str(), check.met ? "met" : "FAILED", check.met ? "" : ": ",
+                check.message.c_str());
+}
+
+nlohmann::json to_json(const ir::Case& c, const RunArgs& args, const interp::RunResult& r,
+                       const std::vector<Check>& checks, int exit_code) {
+  nlohmann::json j;
+  j["file"] = args.file;
+  j["case"] = c.name;
+  j["schedule"] = args.schedule;
+  j["races_checked"] = args.races;
+  j["grid"] = r.grid;
+  j["fixpoint"] = c.fixpoint;
+  j["verdict"] = ir::name_of(r.verdict());
+  j["detail"] = r.detail();
+  j["status"] = interp::name_of(r.status);
+  j["steps"] = r.steps;
+  j["outputs"] = nlohmann::json::array();
+  for (const interp::OutputBuffer& o : r.outputs) {
+    nlohmann::json out = {{"name", o.name}, {"type", ir::name_of(o.element)}};
+    const auto words = words_of(o.bytes);
+    out["words"] = words;
+    out["values"] = nlohmann::json::array();
+    for (std::uint32_t w : words) out["values"].push_back(typed_json(o.element, w));
+    out["hash"] = fmt::format("0x{:016x}", ir::fnv1a64(o.bytes.data(), o.bytes.size()));
+    j["outputs"].push_back(std::move(out));
+  }
+  j["oob"] = nlohmann::json::array();
+  for (const interp::OobRecord& o : r.oob)
+    j["oob"].push_back({{"buffer", o.buffer}, {"loads", o.loads}, {"stores", o.stores}, {"atomics", o.atomics},
+                        {"first", {{"kind", interp::name_of(o.first_kind)}, {"index", o.first_index},
+                                   {"site", to_json(o.first_site)}, {"invocation", to_json(o.first_invocation)}}}});
+  if (r.trap)
+    j["trap"] = {{"kind", ir::name_of(r.trap->kind)}, {"site", to_json(r.trap->site)},
+                 {"invocation", to_json(r.trap->invocation)}, {"launch", r.trap->launch}, {"message", r.trap->message}};
+  if (r.divergence)
+    j["divergence"] = {{"kind", interp::name_of(r.divergence->kind)},
+                       {"scope", r.divergence->grid_scope ? "grid" : "workgroup"},
+                       {"first", {{"site", to_json(r.divergence->first_site)}, {"invocation", to_json(r.divergence->first)}}},
+                       {"second", {{"site", to_json(r.divergence->second_site)}, {"invocation", to_json(r.divergence->second)}}},
+                       {"launch", r.divergence->launch},
+                       {"message", r.divergence->message}};
+  j["races"] = nlohmann::json::array();
+  for (const interp::RaceReport& race : r.races)
+    j["races"].push_back({{"buffer", race.buffer}, {"element", race.element}, {"workgroup_memory", race.workgroup_memory},
+                          {"first", {{"kind", interp::name_of(race.first.kind)}, {"site", to_json(race.first.site)},
+                                     {"invocation", to_json(race.first.invocation)}}},
+                          {"second", {{"kind", interp::name_of(race.second.kind)}, {"site", to_json(race.second.site)},
+                                      {"invocation", to_json(race.second.invocation)}}},
+                          {"launch", race.launch}, {"occurrences", race.occurrences}});
+  j["diagnostics"] = nlohmann::json::array();
+  for (const ir::Diagnostic& d : r.diagnostics) j["diagnostics"].push_back(to_json(d));
+  j["expectations"] = nlohmann::json::array();
+  for (const Check& check : checks)
+    j["expectations"].push_back({{"expectation", check.expectation}, {"met", check.met}, {"message", check.message}});
+  j["exit_code"] = exit_code;
+  return j;
+}
+
+int fail_input(const RunArgs& args, const ir::Diagnostics& ds, std::string_view text) {
+  if (args.json) {
+    nlohmann::json j = {{"file", args.file}, {"verdict", "invalid"}, {"outputs", nlohmann::json::array()},
+                        {"diagnostics", nlohmann::json::array()}, {"exit_code", kExitBadInput}};
+    for (const ir::Diagnostic& d : ds) j["diagnostics"].push_back(to_json(d));
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::fputs(ir::render(ds, text).c_str(), stderr);
+  }
+  return kExitBadInput;
+}
+
+int run_case_file(const RunArgs& args) {
+  const auto schedule = interp::Schedule::parse(args.schedule);
+  if (!schedule) {
+    std::fprintf(stderr, "gridcheck run: bad --schedule '%s' (in-order, reversed or shuffle:SEED)\n", args.schedule.c_str());
+    return kExitBadInput;
+  }
+  const ir::Result<std::string> text = ir::read_case_text(args.file);
+  if (!text) return fail_input(args, text.diagnostics(), {});
+  const ir::Result<ir::Case> parsed = ir::parse_case(*text, args.file);
+  if (!parsed) return fail_input(args, parsed.diagnostics(), *text);
+
+  interp::RunOptions options;
+  options.schedule = *schedule;
+  options.detect_races = args.races;
+  if (args.fuel != 0) options.fuel = args.fuel;
+  options.file = args.file;
+  const interp::RunResult result = interp::run_case(*parsed, options);
+  const std::vector<Check> checks = check_expectations(*parsed, result);
+  const int code = exit_code_for(result, checks);
+  if (args.json) {
+    std::printf("%s\n", to_json(*parsed, args, result, checks, code).dump(2).c_str());
+  } else {
+    print_text(*parsed, *text, args, result, checks);
+  }
+  return code;
+}
+
+}  // namespace
+
+void register_run(CLI::App& root, int& exit_code) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = root.add_subcommand(
+      "run",
+      "Run a case on the reference interpreter R (one dispatch, true grid sync): print every output buffer and the "
+      "verdict, and check the case's `expect R` lines. Exit 0 ok / expectations met, 1 an expectation failed (or, "
+      "without expectations, a trap, out_of_fuel, divergence or race), 2 bad input or a refused program, 3 internal "
+      "error.");
+  cmd->add_option("file", args->file, "case file (.gc)")->required();
+  cmd->add_option("--schedule", args->schedule, "in-order (default), reversed, or shuffle:SEED");
+  cmd->add_flag("--races", args->races, "run the race detector (a racy run's verdict is `invalid race`)");
+  cmd->add_option("--fuel", args->fuel, "instruction budget over all launches (default 2^32)");
+  cmd->add_flag("--json", args->json, "print one JSON object (verdict, outputs, diagnostics, ...) to stdout");
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = run_case_file(*args);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gridcheck internal error: %s\n", e.what());
+      exit_code = kExitInternal;
+    }
+  });
+}
+
+}  // namespace gridcheck::tools
