@@ -251,8 +251,12 @@ class Lowerer {
   }
 
   /// An index operand as a u32 word; an i32 index that is negative traps (and then reads nothing).
-  std::string index_operand(ExprId index_expr) {
+  /// A literal index that is out of range for `b` goes through a temporary: glslang rejects a constant
+  /// out-of-range subscript even in the dead branch of the bounds check.
+  std::string index_operand(ExprId index_expr, const ir::BufferDecl& b) {
     std::string index = operand(index_expr);
+    const ir::Expr& e = p_.expr(index_expr);
+    if (e.is_literal() && (e.payload >= 0x80000000u || (b.count > 0 && e.payload >= b.count))) index = temp(index);
     const ScalarType t = type(index_expr);
     if (t == ScalarType::I32) {
       const std::uint32_t site = trap_site(index_expr, p_.loc(index_expr));
@@ -320,7 +324,7 @@ class Lowerer {
 
   std::string load(ExprId id, const ir::Expr& e) {
     const ir::BufferDecl& b = decl(e.buffer());
-    const std::string index = index_operand(e.operands[0]);
+    const std::string index = index_operand(e.operands[0], b);
     std::string word = element(b, index);
     if (b.element == ScalarType::Bool) word = fmt::format("uint({} != 0u)", word);
     if (b.element == ScalarType::F32) word = call("gc_canon", {word});
@@ -332,7 +336,7 @@ class Lowerer {
 
   std::string atomic(ExprId id, const ir::Expr& e) {
     const ir::BufferDecl& b = decl(e.buffer());
-    const std::string index = index_operand(e.operands[0]);
+    const std::string index = index_operand(e.operands[0], b);
     const std::string value = operand(e.operands[1]);
     const std::string elem = element(b, index);
     std::string rmw;
@@ -547,7 +551,7 @@ class Lowerer {
       }
       case StmtKind::Store: {
         const ir::BufferDecl& b = decl(s.names[0]);
-        const std::string index = index_operand(s.exprs[0]);
+        const std::string index = index_operand(s.exprs[0], b);
         const std::string value = operand(s.exprs[1]);
         line(fmt::format("if ({}) {} = {};", effect_guard(b, index), element(b, index), value));
         break;

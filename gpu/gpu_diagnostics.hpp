@@ -35,7 +35,7 @@ enum class Code : std::uint8_t {
   Unlowerable,           ///< K031 a construct the lowering cannot express (collectives, async, trap, opaque)
   BadInputs,             ///< K032 wrong number of inputs or a byte length that contradicts the declaration
   NoOutputSize,          ///< K033 a zero-filled output without a static size or output_byte_range
-  Untyped,               ///< K034 the program does not typecheck
+  Untyped,               ///< K034 the launched program does not validate (ir::validate) or type-check
   GlslCompileFailed,     ///< K090 internal: lowered GLSL rejected by glslang (GLSL saved to a file)
   SpirvInvalid,          ///< K091 internal: SPIR-V rejected by spirv-val (GLSL saved to a file)
 };

@@ -6,7 +6,9 @@
 
 #include "gpu/gpu_diagnostics.hpp"
 #include "gpu/vulkan_context.hpp"
+#include "ir/equality.hpp"
 #include "ir/grid_inference.hpp"
+#include "ir/validate/validator.hpp"
 #include "ir/scalar_semantics.hpp"
 #include "ir/typecheck.hpp"
 
@@ -88,8 +90,28 @@ ir::Result<std::array<std::uint32_t, 3>> launch_grid(const ir::Program& program,
   return plan->grid;
 }
 
-ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, const ir::Program& program,
-                                  const KernelOptions& options) {
+ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, ValidationCache& validations,
+                                  const ir::Program& program, const KernelOptions& options) {
+  if (options.validate) {
+    const std::uint64_t key = ir::content_hash(program);
+    auto it = validations.find(key);
+    if (it == validations.end()) {
+      std::optional<ir::Diagnostic> verdict;
+      const ir::Diagnostics ds = ir::validate(program);
+      if (ds.has_errors()) {
+        const ir::Diagnostic* first = nullptr;
+        for (const ir::Diagnostic& d : ds)
+          if (d.severity == ir::Severity::Error && first == nullptr) first = &d;
+        ir::Diagnostic d = make_error(Code::Untyped, fmt::format("{} does not validate: {} [{}]", options.label.empty() ? "the launch" : options.label,
+                                                                 first->message, first->code));
+        for (const ir::Diagnostic& n : ds)
+          if (n.severity == ir::Severity::Error) d.notes.push_back(n);
+        verdict = std::move(d);
+      }
+      it = validations.emplace(key, std::move(verdict)).first;
+    }
+    if (it->second) return *it->second;
+  }
   ir::Result<ir::TypeTable> types = ir::typecheck(program);
   if (!types) {
     ir::Diagnostic d = make_error(Code::Untyped, fmt::format("{} does not type-check: {}", options.label.empty() ? "the launch" : options.label,

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/glsl_compiler.hpp"
@@ -25,17 +26,22 @@ struct Kernel {
   const ComputePipeline* pipeline = nullptr;  ///< owned by the context's PipelineCache
 };
 
+/// Validation verdicts by ir::content_hash (a segment is launched once per pass; validate it once).
+using ValidationCache = std::unordered_map<std::uint64_t, std::optional<ir::Diagnostic>>;
+
 struct KernelOptions {
   std::optional<std::array<std::uint32_t, 3>> workgroup_override;
   std::string label;  ///< names the shader in comments, dumps and internal errors
   /// When set, every lowered shader is also written to <dir>/<label>-<hash>.comp (`--dump-glsl DIR`).
   std::optional<std::filesystem::path> dump_dir;
+  /// Run ir::validate first, as the reference executor does (off: type-check only).
+  bool validate = true;
 };
 
-/// K034 (types), K030/K031 (lowering), K007 (missing device feature), K022/K023/K024 (limits),
+/// K034 (does not validate / type-check), K030/K031 (lowering), K007 (missing device feature), K022/K023/K024 (limits),
 /// K090/K091 (internal: our GLSL or SPIR-V is bad), K010/K012 (driver).
-ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, const ir::Program& program,
-                                  const KernelOptions& options);
+ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, ValidationCache& validations,
+                                  const ir::Program& program, const KernelOptions& options);
 
 /// K022 / K023 / K024 / K007 when `shader` does not fit `ctx`'s device.
 std::optional<ir::Diagnostic> check_device_fits(const VulkanContext& ctx, const LoweredShader& shader);

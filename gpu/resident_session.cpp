@@ -58,7 +58,7 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
   ko.workgroup_override = config.workgroup_override;
   ko.label = label_.empty() ? fmt::format("resident launch {}", launches_) : label_;
   ko.dump_dir = dump_dir_;
-  ir::Result<Kernel> kernel = prepare_kernel(ctx_, compiler_, program, ko);
+  ir::Result<Kernel> kernel = prepare_kernel(ctx_, compiler_, validations_, program, ko);
   if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
   ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);
   if (!grid) {

@@ -80,6 +80,7 @@ class ResidentSession {
 
   VulkanContext& ctx_;
   GlslCompiler& compiler_;
+  ValidationCache validations_;
   std::map<std::string, Live, std::less<>> live_;
   CommandBatch batch_;
   std::vector<Queued> queued_;

@@ -50,7 +50,8 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
   ko.workgroup_override = config.workgroup_override;
   ko.label = label_.empty() ? fmt::format("launch {}", launches_) : label_;
   ko.dump_dir = dump_dir_;
-  ir::Result<Kernel> kernel = prepare_kernel(*ctx_, compiler_, program, ko);
+  ko.validate = validate_;
+  ir::Result<Kernel> kernel = prepare_kernel(*ctx_, compiler_, validations_, program, ko);
   last_.lower_compile_ns = since(start);
   if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
   const LoweredShader& shader = kernel->shader;

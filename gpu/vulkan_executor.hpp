@@ -19,6 +19,7 @@
 #include <string>
 
 #include "gpu/glsl_compiler.hpp"
+#include "gpu/kernel.hpp"
 #include "gpu/vulkan_context.hpp"
 #include "planner/executor.hpp"
 
@@ -45,6 +46,8 @@ class VulkanExecutor final : public planner::Executor {
 
   /// `--dump-glsl DIR`: also write every lowered shader there.
   void set_dump_dir(std::optional<std::filesystem::path> dir) { dump_dir_ = std::move(dir); }
+  /// Off: launches are only type-checked, not validated (for deliberately invalid programs).
+  void set_validate(bool validate) { validate_ = validate; }
   /// Labels the next launches' shaders ("segment 2 of 3"); empty: "launch N".
   void set_label(std::string label) { label_ = std::move(label); }
 
@@ -57,8 +60,10 @@ class VulkanExecutor final : public planner::Executor {
   std::unique_ptr<VulkanContext> owned_;
   VulkanContext* ctx_;
   GlslCompiler compiler_;
+  ValidationCache validations_;
   std::optional<std::filesystem::path> dump_dir_;
   std::string label_;
+  bool validate_ = true;
   LaunchStats last_;
   std::uint64_t launches_ = 0;
 };
