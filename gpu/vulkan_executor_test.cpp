@@ -183,6 +183,34 @@ TEST_F(Gpu_Executor, F32ArithmeticIsCanonicalAndFlushesSubnormals) {
   EXPECT_EQ(words(out_[0]), (std::vector<std::uint32_t>{0x00000000u, 0x7FC00000u, 0x80000000u, bits(1.5f)}));
 }
 
+TEST_F(Gpu_Executor, LiteralIndicesBeyondEveryBufferReadZeroAndWriteNothing) {
+  // Found by the differential campaign: glslang rejects a constant out-of-range subscript even inside
+  // the dead branch of the bounds check, so such literals must not reach a subscript.
+  Builder b({2, 1, 1});
+  auto in = b.read("in", 0, ScalarType::U32);
+  auto tile = b.workgroup("tile", 2, ScalarType::U32);
+  auto out = b.output("out", 1, ScalarType::U32, 4);
+  Program p = b.wrapped({
+      b.store(tile, b.lid() + b.u32(5), b.u32(1)),  // a literal out-of-range store index is V036
+      b.store(out, b.gid(), b.load(in, b.u32(2147483648u)) + b.load(tile, b.u32(7)) + b.load(out, b.u32(4)) + b.u32(3)),
+      b.store(out, b.gid() + b.u32(0xFFFFFF00u), b.u32(9)),
+  });
+  std::optional<LaunchError> e = launch(p, {bytes({1, 2})}, grid(1));
+  ASSERT_FALSE(e.has_value()) << e->message;
+  EXPECT_EQ(words(out_[0]), (std::vector<std::uint32_t>{3, 3, 0, 0}));
+}
+
+TEST_F(Gpu_Executor, AProgramThatDoesNotValidateIsInvalidNotAnInternalError) {
+  Builder b({1, 1, 1});
+  auto out = b.output("out", 0, ScalarType::U32, 1);
+  Program p = b.wrapped({b.assign("nowhere", b.u32(1)), b.store(out, b.u32(0), b.u32(1))});
+  std::optional<LaunchError> e = launch(p, {}, grid(1));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->kind, LaunchErrorKind::InvalidProgram);
+  EXPECT_EQ(e->message.substr(0, 5), "K034:") << e->message;
+  EXPECT_NE(e->message.find("[V120]"), std::string::npos) << e->message;
+}
+
 // ------------------------------------------------------------------------------------ traps
 
 TEST_F(Gpu_Executor, AnI32DivisionByZeroIsATrapWithLocationAndInvocation) {
