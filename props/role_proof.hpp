@@ -56,6 +56,9 @@ struct BoundedResult {
 
 struct InductiveResult {
   QueryOutcome base, step, final_output;
+  /// Non-vacuity: the invariant and one step of the transition relation are satisfiable together
+  /// (otherwise `step` would hold trivially).
+  bool step_satisfiable = false;
   bool proven() const;
 };
 
@@ -98,14 +101,31 @@ struct ProofReport {
 /// Proves or refutes `rule` (named `rule_name` in the report).
 ProofReport prove_role_rule(const planner::RoleRule& rule, std::string rule_name, const ProofOptions& options = {});
 
-/// Only the bounded question for one (K, N), optionally for one declaration class: a minimised
-/// counterexample pattern, or nullopt when none exists. `unknown` is set on a timeout.
+/// One Z3 context with a tabulated rule encoded once, for many queries (the cross-validation test).
+class RoleProver {
+ public:
+  RoleProver(const RoleTable& table, const ProofOptions& options = {});
+  ~RoleProver();
+  RoleProver(const RoleProver&) = delete;
+  RoleProver& operator=(const RoleProver&) = delete;
+
+  /// The bounded question for one (K, N), optionally for one declaration class: a minimised
+  /// counterexample pattern, or nullopt when none exists (`unknown` is set on a timeout).
+  std::optional<Pattern> find_counterexample(std::uint32_t segments, std::uint32_t passes,
+                                             std::optional<std::uint32_t> decl = std::nullopt,
+                                             bool* unknown = nullptr);
+  /// The inductive proof (base, step, final).
+  InductiveResult prove_inductive();
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+/// Convenience: a RoleProver for one query.
 std::optional<Pattern> find_bounded_counterexample(const RoleTable& table, std::uint32_t segments,
                                                    std::uint32_t passes, const ProofOptions& options,
                                                    std::optional<std::uint32_t> decl = std::nullopt,
                                                    bool* unknown = nullptr);
-
-/// Only the inductive proof of `table` (base, step, final).
-InductiveResult prove_inductive(const RoleTable& table, const ProofOptions& options);
 
 }  // namespace gridcheck::props

@@ -74,6 +74,7 @@ TEST(RoleProof_Sound, BoundedForEightSegmentsThreePassesAndInductive) {
   EXPECT_EQ(r.inductive.base.verdict, QueryVerdict::Holds);
   EXPECT_EQ(r.inductive.step.verdict, QueryVerdict::Holds);
   EXPECT_EQ(r.inductive.final_output.verdict, QueryVerdict::Holds);
+  EXPECT_TRUE(r.inductive.step_satisfiable);
   EXPECT_TRUE(r.proven());
   EXPECT_FALSE(r.first.has_value());
   for (const ScenarioResult& s : r.scenarios) EXPECT_FALSE(s.counterexample.has_value()) << s.id;
@@ -143,12 +144,13 @@ TEST(RoleProof_V061, RecallZeroCounterexample) {
 TEST(RoleProof_Encoding, Z3AgreesWithTheSimulatorOnEverySmallPattern) {
   for (const char* name : {"vyre-0.7.2", "0.6.1", "sound"}) {
     const RoleTable table = RoleTable::tabulate(*role_rule_by_name(name));
+    RoleProver prover(table);
     for (std::uint32_t decl = 0; decl < kModelDeclCount; ++decl) {
       if (!model_decls()[decl].in_scope) continue;
       for (auto [k, n] : {std::pair{1u, 1u}, {2u, 1u}, {3u, 1u}, {1u, 2u}, {2u, 2u}}) {
         bool simulated = false;
         for_each_pattern(decl, k, n, [&](const Pattern& p) { simulated = simulated || bool(simulate(table, p).first); });
-        const std::optional<Pattern> z3 = find_bounded_counterexample(table, k, n, ProofOptions{}, decl);
+        const std::optional<Pattern> z3 = prover.find_counterexample(k, n, decl);
         EXPECT_EQ(z3.has_value(), simulated)
             << name << " " << model_decls()[decl].name() << " K=" << k << " N=" << n;
         if (z3) {
