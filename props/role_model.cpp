@@ -253,7 +253,7 @@ ElementRun simulate_element(const RoleTable& table, const Pattern& pattern, std:
         else if (b.declared && pattern.writes[k] && !b.writable) error = ViolationKind::WriteNotWritable;
         else if (b.declared && b.input && !present) error = ViolationKind::NoBytes;
         if (error != ViolationKind::None) {
-          run.split_error = true;
+          run.split_error = Violation{error, p, k};
           note(error, p, k);
         } else if (b.declared) {
           std::uint32_t x = b.input ? live : 0;  // not an input: a zero-filled allocation
@@ -273,7 +273,7 @@ ElementRun simulate_element(const RoleTable& table, const Pattern& pattern, std:
   if (present) run.split_final = live;
   if (!run.split_error && d.final_output) {
     if (!present) {
-      run.split_error = true;
+      run.split_error = Violation{ViolationKind::FinalMissing, pattern.passes - 1, n_seg - 1};
       note(ViolationKind::FinalMissing, pattern.passes - 1, n_seg - 1);
     } else if (live != truth) {
       note(ViolationKind::FinalWrong, pattern.passes - 1, n_seg - 1);

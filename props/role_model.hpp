@@ -149,7 +149,8 @@ struct ElementRun {
   std::vector<std::vector<std::optional<std::uint32_t>>> true_reads, split_reads;
   std::uint32_t true_final = 0;
   std::optional<std::uint32_t> split_final;  ///< the live value at the end; nullopt when absent
-  bool split_error = false;                  ///< the split stopped with an error
+  /// The error the split stopped with (UndeclaredReference, WriteNotWritable, NoBytes, FinalMissing).
+  std::optional<Violation> split_error;
 };
 
 /// Runs one element with the given per-(pass, segment) read/write pattern (element_read/-write of

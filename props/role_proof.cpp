@@ -672,7 +672,10 @@ ProofReport prove_role_rule(const planner::RoleRule& rule, std::string rule_name
   std::optional<std::pair<std::uint32_t, std::uint32_t>> best;  // (N, K) of report.first
   for (std::uint32_t k = 1; k <= options.max_segments; ++k)
     for (std::uint32_t n = 1; n <= options.max_passes; ++n) {
-      const bool smaller = !best || std::make_pair(n, k) < *best;
+      // K = 1 is a one-segment split (reachable only through spec §10 G5's unhoisted nested fence):
+      // it is checked, but the reported counterexample has a top-level fence so that it renders.
+      const bool renderable = k >= 2 || options.max_segments == 1;
+      const bool smaller = renderable && (!best || std::make_pair(n, k) < *best);
       std::optional<Pattern> found;
       BoundedResult b{k, n, search.check(k, n, nullptr, smaller ? &found : nullptr)};
       if (found) {

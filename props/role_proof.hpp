@@ -83,7 +83,9 @@ struct ProofReport {
   ProofOptions options;
   std::vector<BoundedResult> bounded;
   InductiveResult inductive;
-  std::optional<Counterexample> first;  ///< the first counterexample of the bounded sweep (smallest N, then K)
+  /// The smallest counterexample of the bounded sweep with a top-level fence (K >= 2; smallest N,
+  /// then K). K = 1 is a one-segment split, reachable only through spec §10 G5.
+  std::optional<Counterexample> first;
   std::vector<ScenarioResult> scenarios;
   std::vector<Counterexample> per_declaration;
   /// Declaration classes outside the model (ABI predicates disagree, spec §2.2 / G012).
