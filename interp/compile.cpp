@@ -135,7 +135,52 @@ class Compiler {
     temp_max_ = std::max(temp_max_, temp_next_);
     return t;
   }
-  std::uint32_t new_local() { return next_local_++; }
+  /// The slot of a `let` (part 0) or of a loop's variable (0) and end bound (1). A statement keeps
+  /// its slots when it is compiled more than once (inside an unrolled loop).
+  std::uint32_t local_slot(ir::StmtId id, int part) {
+    const std::uint64_t key = (std::uint64_t{ir::index_of(id)} << 1) | static_cast<std::uint64_t>(part);
+    auto [it, inserted] = local_slot_.emplace(key, next_local_);
+    if (inserted) ++next_local_;
+    return it->second;
+  }
+
+  /// A loop with literal bounds, at most kMaxUnrollTrips iterations, a small body and no barrier is
+  /// compiled as that many copies of its body: no bound checks or back-edges at run time. The loop
+  /// variable is kept up to date only when the body reads it.
+  static constexpr std::uint32_t kMaxUnrollTrips = 16;
+  static constexpr std::uint32_t kMaxUnrollStatements = 16;
+  bool compile_unrolled(ir::StmtId id, const ir::Stmt& s, const std::string& path, std::uint32_t var) {
+    const ir::Expr& from = p_.expr(s.exprs[0]);
+    const ir::Expr& to = p_.expr(s.exprs[1]);
+    auto literal_u32 = [](const ir::Expr& e) -> std::optional<std::uint32_t> {
+      if (e.kind == ExprKind::LitU32 || e.kind == ExprKind::LitBool) return e.payload;
+      if (e.kind == ExprKind::LitI32 && static_cast<std::int32_t>(e.payload) >= 0) return e.payload;
+      return std::nullopt;
+    };
+    const auto lo = literal_u32(from), hi = literal_u32(to);
+    if (!lo || !hi || barrier_scope(s.body) != 0) return false;
+    const std::uint32_t trips = *hi > *lo ? *hi - *lo : 0;
+    if (trips > kMaxUnrollTrips) return false;
+    std::uint32_t statements = 0;
+    bool reads_var = false;
+    ir::for_each_stmt(p_, s.body, [&](ir::StmtId) { ++statements; });
+    ir::for_each_expr_in(p_, s.body, [&](ir::ExprId e) {
+      reads_var = reads_var || (p_.expr(e).kind == ExprKind::Var && p_.expr(e).var() == s.names[0]);
+    });
+    if (statements > kMaxUnrollStatements) return false;
+    if (trips > 0 && reads_var) compile_into(s.exprs[0], var);
+    for (std::uint32_t k = 0; k < trips; ++k) {
+      const std::size_t mark = scope_.size();
+      scope_.push_back({s.names[0], var, true});
+      compile_list(s.body, path, "body");
+      scope_.resize(mark);
+      if (reads_var && k + 1 < trips) {
+        set_origin_stmt(id, path, fmt::format("loop {}", p_.name(s.names[0])));
+        emit({Op::Inc, 0, 0, 0, var});
+      }
+    }
+    return true;
+  }
 
   struct Binding {
     ir::NameId name;
@@ -191,7 +236,7 @@ class Compiler {
     switch (s.kind) {
       case StmtKind::Let: {
         set_origin_stmt(id, path, fmt::format("let {}", p_.name(s.names[0])));
-        const std::uint32_t slot = new_local();
+        const std::uint32_t slot = local_slot(id, 0);
         compile_into(s.exprs[0], slot);
         scope_.push_back({s.names[0], slot, false});
         break;
@@ -301,8 +346,9 @@ class Compiler {
   void compile_loop(ir::StmtId id, const ir::Stmt& s, const std::string& path) {
     const std::string what = fmt::format("loop {}", p_.name(s.names[0]));
     set_origin_stmt(id, path, what);
-    const std::uint32_t var = new_local();
-    const std::uint32_t end = new_local();
+    const std::uint32_t var = local_slot(id, 0);
+    const std::uint32_t end = local_slot(id, 1);
+    if (compile_unrolled(id, s, path, var)) return;
     for (int i = 0; i < 2; ++i) {
       const ir::ExprId bound = s.exprs[i];
       if (type_of(bound) == ScalarType::F32) {
@@ -492,7 +538,40 @@ class Compiler {
     return r;
   }
 
+  /// The operands of an integer `x * y` (for fusing `x * y + z`), or nullopt.
+  std::optional<std::pair<ir::ExprId, ir::ExprId>> integer_product(ir::ExprId id) const {
+    const ir::Expr& e = p_.expr(id);
+    if (e.kind != ExprKind::Binary || e.bin_op() != BinOp::Mul) return std::nullopt;
+    const ScalarType t = type_of(e.operands[0]);
+    if (t != ScalarType::U32 && t != ScalarType::I32) return std::nullopt;
+    return std::pair{e.operands[0], e.operands[1]};
+  }
+
   std::uint32_t compile_binary(ir::ExprId id, const ir::Expr& e, std::uint32_t hint) {
+    const ScalarType operand_type = type_of(e.operands[0]);
+    const bool wrapping_add = (e.bin_op() == BinOp::Add || e.bin_op() == BinOp::WrappingAdd) &&
+                              (operand_type == ScalarType::U32 || operand_type == ScalarType::I32);
+    if (wrapping_add) {
+      // x * y + z and z + x * y in one instruction; operands keep their left-to-right order.
+      if (auto product = integer_product(e.operands[0])) {
+        const std::uint32_t x = compile_expr(product->first);
+        const std::uint32_t y = compile_expr(product->second);
+        const std::uint32_t z = compile_expr(e.operands[1]);
+        const std::uint32_t d = dest(hint);
+        set_origin_expr(id, "operator '+'");
+        emit({Op::MulAdd, 0, 0, 0, d, x, y, z});
+        return d;
+      }
+      if (auto product = integer_product(e.operands[1])) {
+        const std::uint32_t z = compile_expr(e.operands[0]);
+        const std::uint32_t x = compile_expr(product->first);
+        const std::uint32_t y = compile_expr(product->second);
+        const std::uint32_t d = dest(hint);
+        set_origin_expr(id, "operator '+'");
+        emit({Op::MulAdd, 0, 0, 0, d, x, y, z});
+        return d;
+      }
+    }
     std::uint32_t l = compile_expr(e.operands[0]);
     std::uint32_t r = compile_expr(e.operands[1]);
     const std::uint32_t d = dest(hint);
@@ -555,6 +634,7 @@ class Compiler {
   std::string stmt_path_;
   std::vector<Binding> scope_;
   std::unordered_map<std::uint32_t, std::uint32_t> const_slot_;
+  std::unordered_map<std::uint64_t, std::uint32_t> local_slot_;
   std::vector<std::uint32_t> buf_len_slot_;
   std::vector<std::uint32_t> barrier_pcs_;
   std::uint32_t next_local_ = 0;

@@ -37,6 +37,8 @@ enum class Op : std::uint8_t {
   Eq, Ne, LtU, LtS, LeU, LeS,
   DivU, ModU, DivS, ModS, MinU, MaxU, MinS, MaxS,
   LogAnd, LogOr, LogNot,
+  MulAdd,  ///< d = r[a] * r[b] + r[c], wrapping (an integer `x * y + z` fused by the compiler)
+  Inc,     ///< ++r[d] (the variable of an unrolled loop)
   // everything else through ir/scalar_semantics (sub = operator, type = operand type)
   Binary,     ///< d = eval_binary(sub, type, a, b)
   Unary,      ///< d = eval_unary(sub, type, a)
@@ -131,5 +133,14 @@ struct CompiledProgram {
 /// storage, f32 indices or loop bounds, assignments to loop variables, relaxed barriers.
 ir::Result<CompiledProgram> compile(const ir::Program& program, const ir::TypeTable& types,
                                     std::string_view file = {});
+
+}  // namespace gridcheck::interp
+
+namespace gridcheck::interp {
+
+/// One line per instruction ("12: add r20, r3, r15   ; entry[0].body[1] (let x)"), for debugging
+/// and for tests of the compiler.
+std::string disassemble(const CompiledProgram& program);
+std::string_view name_of(Op op);
 
 }  // namespace gridcheck::interp

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
 
 #include "ir/scalar_semantics.hpp"
 
@@ -67,7 +68,7 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
       resident_all_(program.has_fence),
       frame_words_(program.frame_words),
       orders_(options.schedule),
-      fuel_(options.fuel) {
+      fuel_(static_cast<std::int64_t>(std::min<std::uint64_t>(options.fuel, INT64_MAX))) {
   ctx_.program = &prog_;
   ctx_.grid = grid_;
   ctx_.workgroup_count = workgroups_;
@@ -99,10 +100,11 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
 }
 
 void Engine::run(std::uint32_t fixpoint) {
-  const std::uint64_t initial_fuel = fuel_;
+  const std::int64_t initial_fuel = fuel_;
   for (std::uint32_t i = 0; i < fixpoint; ++i)
     if (!launch(i)) break;
-  result_.steps += initial_fuel - fuel_;
+  // An invocation may overrun the budget by its straight-line tail before a check sees it.
+  result_.steps += static_cast<std::uint64_t>(initial_fuel - std::max<std::int64_t>(fuel_, 0));
   for (std::size_t b = 0; b < oob_.size(); ++b) {
     const OobCounters& c = oob_[b];
     if (c.loads + c.stores + c.atomics == 0) continue;
@@ -186,6 +188,71 @@ void Engine::start_workgroup(std::uint32_t workgroup, std::uint32_t base) {
   alive_[base / lanes_] = lanes_;
 }
 
+bool Engine::on_stop(Stop stop, std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local) {
+  const std::uint32_t group_slot = slot / lanes_;
+  switch (stop) {
+    case Stop::Finished:
+      status_[slot] = Status::Finished;
+      --alive_[group_slot];
+      return true;
+    case Stop::Barrier: {
+      status_[slot] = Status::AtBarrier;
+      const std::uint32_t pc = pc_[slot] - 1;
+      if (wg_at_fence_ > 0) {
+        diverge(DivergenceKind::BarrierAndFence, false, wg_fence_pc_, workgroup, wg_fence_local_, pc, workgroup,
+                local, "some invocations of a workgroup wait at a grid_sync while others wait at a workgroup barrier");
+        return false;
+      }
+      if (wg_at_barrier_ == 0) {
+        wg_barrier_pc_ = pc;
+        wg_barrier_local_ = local;
+      } else if (pc != wg_barrier_pc_) {
+        diverge(DivergenceKind::DifferentBarriers, false, wg_barrier_pc_, workgroup, wg_barrier_local_, pc,
+                workgroup, local, "invocations of one workgroup wait at different barriers");
+        return false;
+      }
+      ++wg_at_barrier_;
+      return true;
+    }
+    case Stop::Fence: {
+      status_[slot] = Status::AtFence;
+      const std::uint32_t pc = pc_[slot] - 1;
+      if (wg_at_barrier_ > 0) {
+        diverge(DivergenceKind::BarrierAndFence, false, wg_barrier_pc_, workgroup, wg_barrier_local_, pc, workgroup,
+                local, "some invocations of a workgroup wait at a workgroup barrier while others wait at a grid_sync");
+        return false;
+      }
+      if (grid_at_fence_ == 0) {
+        grid_fence_pc_ = pc;
+        grid_fence_wg_ = workgroup;
+        grid_fence_local_ = local;
+      } else if (pc != grid_fence_pc_) {
+        diverge(DivergenceKind::DifferentBarriers, true, grid_fence_pc_, grid_fence_wg_, grid_fence_local_, pc,
+                workgroup, local, "invocations of the grid wait at different grid_syncs");
+        return false;
+      }
+      if (wg_at_fence_ == 0) {
+        wg_fence_pc_ = pc;
+        wg_fence_local_ = local;
+      }
+      ++wg_at_fence_;
+      ++grid_at_fence_;
+      return true;
+    }
+    case Stop::OutOfFuel: {
+      result_.status = RunStatus::OutOfFuel;
+      result_.diagnostics.error(kOutOfFuelCode, opts_.file, {},
+                                fmt::format("the run used its whole budget of {} steps (an endless loop, or raise "
+                                            "the budget with --fuel)",
+                                            opts_.fuel));
+      return false;
+    }
+    case Stop::Trap:
+    case Stop::Divergence: return false;
+  }
+  return false;
+}
+
 bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
   const std::uint32_t base = slot_base(workgroup);
   const std::uint32_t group_slot = base / lanes_;
@@ -210,73 +277,8 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
   for (;;) {
     const bool identity = orders_.is_identity();
     if (!identity) orders_.next(lane_order_, lanes_);
-    for (std::uint32_t i = 0; i < lanes_; ++i) {
-      const std::uint32_t local = identity ? i : lane_order_[i];
-      const std::uint32_t slot = base + local;
-      if (status_[slot] != Status::Ready) continue;
-      const Stop stop = observed ? run_invocation<true>(slot, workgroup, local)
-                                 : run_invocation<false>(slot, workgroup, local);
-      switch (stop) {
-        case Stop::Finished:
-          status_[slot] = Status::Finished;
-          --alive_[group_slot];
-          break;
-        case Stop::Barrier: {
-          status_[slot] = Status::AtBarrier;
-          const std::uint32_t pc = pc_[slot] - 1;
-          if (wg_at_fence_ > 0) {
-            diverge(DivergenceKind::BarrierAndFence, false, wg_fence_pc_, workgroup, wg_fence_local_, pc, workgroup,
-                    local, "some invocations of a workgroup wait at a grid_sync while others wait at a workgroup barrier");
-            return false;
-          }
-          if (wg_at_barrier_ == 0) {
-            wg_barrier_pc_ = pc;
-            wg_barrier_local_ = local;
-          } else if (pc != wg_barrier_pc_) {
-            diverge(DivergenceKind::DifferentBarriers, false, wg_barrier_pc_, workgroup, wg_barrier_local_, pc,
-                    workgroup, local, "invocations of one workgroup wait at different barriers");
-            return false;
-          }
-          ++wg_at_barrier_;
-          break;
-        }
-        case Stop::Fence: {
-          status_[slot] = Status::AtFence;
-          const std::uint32_t pc = pc_[slot] - 1;
-          if (wg_at_barrier_ > 0) {
-            diverge(DivergenceKind::BarrierAndFence, false, wg_barrier_pc_, workgroup, wg_barrier_local_, pc, workgroup,
-                    local, "some invocations of a workgroup wait at a workgroup barrier while others wait at a grid_sync");
-            return false;
-          }
-          if (grid_at_fence_ == 0) {
-            grid_fence_pc_ = pc;
-            grid_fence_wg_ = workgroup;
-            grid_fence_local_ = local;
-          } else if (pc != grid_fence_pc_) {
-            diverge(DivergenceKind::DifferentBarriers, true, grid_fence_pc_, grid_fence_wg_, grid_fence_local_, pc,
-                    workgroup, local, "invocations of the grid wait at different grid_syncs");
-            return false;
-          }
-          if (wg_at_fence_ == 0) {
-            wg_fence_pc_ = pc;
-            wg_fence_local_ = local;
-          }
-          ++wg_at_fence_;
-          ++grid_at_fence_;
-          break;
-        }
-        case Stop::OutOfFuel: {
-          result_.status = RunStatus::OutOfFuel;
-          result_.diagnostics.error(kOutOfFuelCode, opts_.file, {},
-                                    fmt::format("the run used its whole budget of {} steps (an endless loop, or raise "
-                                                "the budget with --fuel)",
-                                                opts_.fuel));
-          return false;
-        }
-        case Stop::Trap:
-        case Stop::Divergence: return false;
-      }
-    }
+    const bool going = observed ? run_lanes<true>(workgroup, base, identity) : run_lanes<false>(workgroup, base, identity);
+    if (!going) return false;
     if (wg_at_barrier_ == 0) break;
     // Every non-finished invocation waits at the same workgroup barrier: release it.
     for (std::uint32_t l = 0; l < lanes_; ++l) {
@@ -293,13 +295,31 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
   return true;
 }
 
+// The execution loop: runs every ready invocation of the workgroup in schedule order until it
+// blocks, switching invocations without leaving the loop (only the frame and pc change).
+// Direct-threaded dispatch (GCC computed goto), one small handler per opcode.
+// Every instruction costs one unit of fuel; the budget is checked where a run can go on for ever —
+// at each loop back-edge and when an invocation starts — so straight-line code pays no branch for it.
+// Handlers are listed in the order of enum Op.
 template <bool kObserved>
-Engine::Stop Engine::run_invocation(std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local) {
-  std::uint32_t* const r = frame(slot);
+bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity) {
+  static constexpr void* kHandlers[] = {
+      &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext, &&op_Add,    &&op_Sub,     &&op_Mul,
+      &&op_And,    &&op_Or,       &&op_Xor,      &&op_Shl,    &&op_ShrU,     &&op_ShrS,   &&op_Eq,      &&op_Ne,
+      &&op_LtU,    &&op_LtS,      &&op_LeU,      &&op_LeS,    &&op_DivU,     &&op_ModU,   &&op_DivS,    &&op_ModS,
+      &&op_MinU,   &&op_MaxU,     &&op_MinS,     &&op_MaxS,   &&op_LogAnd,   &&op_LogOr,  &&op_LogNot,  &&op_MulAdd, &&op_Inc,
+      &&op_Binary, &&op_Unary,    &&op_Cast,     &&op_Fma,    &&op_Select,   &&op_TruthyF32, &&op_CheckU32,
+      &&op_Load,   &&op_LoadBool, &&op_LoadF32,  &&op_Store,  &&op_Atomic,   &&op_RecordIf, &&op_RecordLoop,
+      &&op_Barrier, &&op_Fence,   &&op_Return,   &&op_Trap,
+  };
+  static_assert(std::size(kHandlers) == kOpCount, "one handler per opcode, in enum order");
+
   const Instr* const code = prog_.code.data();
   View* const views = views_.data();
-  std::uint32_t pc = pc_[slot];
-  std::uint64_t fuel = fuel_;
+  std::int64_t fuel = fuel_;
+  std::uint32_t* r = nullptr;
+  std::uint32_t pc = 0, slot = 0, local = 0;
+  const Instr* in = nullptr;
   Stop stop = Stop::Finished;
 
   [[maybe_unused]] auto notify = [&](AccessKind kind, std::uint32_t buffer, std::uint32_t element,
@@ -314,186 +334,237 @@ Engine::Stop Engine::run_invocation(std::uint32_t slot, std::uint32_t workgroup,
     }
   };
 
-  for (;;) {
-    if (fuel == 0) [[unlikely]] {
-      stop = Stop::OutOfFuel;
-      break;
-    }
-    --fuel;
-    const Instr& in = code[pc];
-    switch (in.op) {
-      case Op::Mov: r[in.d] = r[in.a]; ++pc; continue;
-      case Op::Jmp: pc = in.a; continue;
-      case Op::Jz: pc = r[in.a] == 0 ? in.b : pc + 1; continue;
-      case Op::JgeU: pc = r[in.a] >= r[in.b] ? in.c : pc + 1; continue;
-      case Op::LoopNext: {
-        const std::uint32_t v = ++r[in.d];
-        pc = v < r[in.a] ? in.b : pc + 1;
-        continue;
-      }
-      case Op::Add: r[in.d] = r[in.a] + r[in.b]; ++pc; continue;
-      case Op::Sub: r[in.d] = r[in.a] - r[in.b]; ++pc; continue;
-      case Op::Mul: r[in.d] = r[in.a] * r[in.b]; ++pc; continue;
-      case Op::And: r[in.d] = r[in.a] & r[in.b]; ++pc; continue;
-      case Op::Or: r[in.d] = r[in.a] | r[in.b]; ++pc; continue;
-      case Op::Xor: r[in.d] = r[in.a] ^ r[in.b]; ++pc; continue;
-      case Op::Shl: r[in.d] = ir::scalar::shl(r[in.a], r[in.b]); ++pc; continue;
-      case Op::ShrU: r[in.d] = ir::scalar::u32_shr(r[in.a], r[in.b]); ++pc; continue;
-      case Op::ShrS: r[in.d] = ir::scalar::i32_shr(r[in.a], r[in.b]); ++pc; continue;
-      case Op::Eq: r[in.d] = r[in.a] == r[in.b] ? 1u : 0u; ++pc; continue;
-      case Op::Ne: r[in.d] = r[in.a] != r[in.b] ? 1u : 0u; ++pc; continue;
-      case Op::LtU: r[in.d] = r[in.a] < r[in.b] ? 1u : 0u; ++pc; continue;
-      case Op::LtS: r[in.d] = ir::scalar::i32_lt(r[in.a], r[in.b]); ++pc; continue;
-      case Op::LeU: r[in.d] = r[in.a] <= r[in.b] ? 1u : 0u; ++pc; continue;
-      case Op::LeS: r[in.d] = ir::scalar::i32_le(r[in.a], r[in.b]); ++pc; continue;
-      case Op::DivU: r[in.d] = ir::scalar::u32_div(r[in.a], r[in.b]); ++pc; continue;
-      case Op::ModU: r[in.d] = ir::scalar::u32_mod(r[in.a], r[in.b]); ++pc; continue;
-      case Op::DivS:
-      case Op::ModS: {
-        const ir::ScalarResult v =
-            in.op == Op::DivS ? ir::scalar::i32_div(r[in.a], r[in.b]) : ir::scalar::i32_mod(r[in.a], r[in.b]);
-        if (!v.ok()) [[unlikely]] {
-          trap(v.trap, pc, workgroup, local,
-               fmt::format("i32 {} {} {} has no defined value", static_cast<std::int32_t>(r[in.a]),
-                           in.op == Op::DivS ? "/" : "%", static_cast<std::int32_t>(r[in.b])));
-          stop = Stop::Trap;
-          goto done;
-        }
-        r[in.d] = v.bits;
-        ++pc;
-        continue;
-      }
-      case Op::MinU: r[in.d] = std::min(r[in.a], r[in.b]); ++pc; continue;
-      case Op::MaxU: r[in.d] = std::max(r[in.a], r[in.b]); ++pc; continue;
-      case Op::MinS: r[in.d] = ir::scalar::i32_lt(r[in.b], r[in.a]) ? r[in.b] : r[in.a]; ++pc; continue;
-      case Op::MaxS: r[in.d] = ir::scalar::i32_lt(r[in.a], r[in.b]) ? r[in.b] : r[in.a]; ++pc; continue;
-      case Op::LogAnd: r[in.d] = (r[in.a] != 0 && r[in.b] != 0) ? 1u : 0u; ++pc; continue;
-      case Op::LogOr: r[in.d] = (r[in.a] != 0 || r[in.b] != 0) ? 1u : 0u; ++pc; continue;
-      case Op::LogNot: r[in.d] = r[in.a] == 0 ? 1u : 0u; ++pc; continue;
-      case Op::Binary: {
-        const ir::ScalarResult v = ir::eval_binary(static_cast<ir::BinOp>(in.sub),
-                                                   static_cast<ir::ScalarType>(in.type), r[in.a], r[in.b]);
-        if (!v.ok()) [[unlikely]] {
-          trap(v.trap, pc, workgroup, local, "the operation has no defined value");
-          stop = Stop::Trap;
-          goto done;
-        }
-        r[in.d] = v.bits;
-        ++pc;
-        continue;
-      }
-      case Op::Unary:
-        r[in.d] = ir::eval_unary(static_cast<ir::UnOp>(in.sub), static_cast<ir::ScalarType>(in.type), r[in.a]).bits;
-        ++pc;
-        continue;
-      case Op::Cast:
-        r[in.d] = ir::eval_cast(static_cast<ir::ScalarType>(in.sub), static_cast<ir::ScalarType>(in.type), r[in.a]);
-        ++pc;
-        continue;
-      case Op::Fma: r[in.d] = ir::eval_fma(r[in.a], r[in.b], r[in.c]); ++pc; continue;
-      case Op::Select: r[in.d] = r[in.a] != 0 ? r[in.b] : r[in.c]; ++pc; continue;
-      case Op::TruthyF32: r[in.d] = ir::scalar::truthy(ir::ScalarType::F32, r[in.a]) ? 1u : 0u; ++pc; continue;
-      case Op::CheckU32:
-        if (static_cast<std::int32_t>(r[in.a]) < 0) [[unlikely]] {
-          trap(ir::TrapKind::NegativeToU32, pc, workgroup, local,
-               fmt::format("negative i32 {} used as a u32 {}", static_cast<std::int32_t>(r[in.a]),
-                           u32_use_text(static_cast<U32Use>(in.sub))));
-          stop = Stop::Trap;
-          goto done;
-        }
-        ++pc;
-        continue;
-      case Op::Load:
-      case Op::LoadBool:
-      case Op::LoadF32: {
-        const View v = views[in.a];
-        const std::uint32_t i = r[in.b];
-        if (i < v.count) [[likely]] {
-          const std::uint32_t w = read_word(v.data + std::size_t{i} * 4);
-          r[in.d] = in.op == Op::Load       ? w
-                    : in.op == Op::LoadBool ? (w != 0 ? 1u : 0u)
-                                            : ir::scalar::f32_canonical(w);
-          if constexpr (kObserved) notify(AccessKind::Load, in.a, i, w, w);
-        } else {
-          r[in.d] = 0;
-          out_of_bounds(AccessKind::Load, in.a, i, pc, workgroup, local);
-        }
-        ++pc;
-        continue;
-      }
-      case Op::Store: {
-        const View v = views[in.a];
-        const std::uint32_t i = r[in.b];
-        if (i < v.count) [[likely]] {
-          std::uint8_t* p = v.data + std::size_t{i} * 4;
-          if constexpr (kObserved) {
-            const std::uint32_t before = read_word(p);
-            write_word(p, r[in.c]);
-            notify(AccessKind::Store, in.a, i, r[in.c], before);
-          } else {
-            write_word(p, r[in.c]);
-          }
-        } else {
-          out_of_bounds(AccessKind::Store, in.a, i, pc, workgroup, local);
-        }
-        ++pc;
-        continue;
-      }
-      case Op::Atomic: {
-        const View v = views[in.a];
-        const std::uint32_t i = r[in.b];
-        if (i < v.count) [[likely]] {
-          std::uint8_t* p = v.data + std::size_t{i} * 4;
-          const std::uint32_t old = read_word(p);
-          const ir::AtomicResult res = ir::eval_atomic(static_cast<ir::AtomicOp>(in.sub), old, r[in.c], r[in.e]);
-          write_word(p, res.stored);
-          r[in.d] = old;
-          if constexpr (kObserved) notify(AccessKind::Atomic, in.a, i, res.stored, old);
-        } else {
-          r[in.d] = 0;
-          out_of_bounds(AccessKind::Atomic, in.a, i, pc, workgroup, local);
-        }
-        ++pc;
-        continue;
-      }
-      case Op::RecordIf:
-        if (!record(static_cast<RecordScope>(in.sub), pc, r[in.a] != 0 ? 1u : 0u, slot, workgroup, local)) {
-          stop = Stop::Divergence;
-          goto done;
-        }
-        ++pc;
-        continue;
-      case Op::RecordLoop: {
-        const std::uint32_t from = r[in.a], to = r[in.b];
-        if (!record(static_cast<RecordScope>(in.sub), pc, to > from ? to - from : 0u, slot, workgroup, local)) {
-          stop = Stop::Divergence;
-          goto done;
-        }
-        ++pc;
-        continue;
-      }
-      case Op::Barrier:
-        ++pc;
-        stop = Stop::Barrier;
-        goto done;
-      case Op::Fence:
-        ++pc;
-        stop = Stop::Fence;
-        goto done;
-      case Op::Return:
-        stop = Stop::Finished;
-        goto done;
-      case Op::Trap:
-        trap(ir::TrapKind::TrapStatement, pc, workgroup, local, "the program executed a trap statement");
-        stop = Stop::Trap;
-        goto done;
-    }
-    GC_ICE("unknown interpreter opcode");
+#define GC_DISPATCH()                          \
+  do {                                         \
+    --fuel;                                    \
+    in = &code[pc];                            \
+    goto* kHandlers[static_cast<int>(in->op)]; \
+  } while (false)
+#define GC_NEXT() \
+  do {            \
+    ++pc;         \
+    GC_DISPATCH(); \
+  } while (false)
+#define GC_BINARY(name, expr)                    \
+  op_##name : {                                  \
+    const std::uint32_t x = r[in->a], y = r[in->b]; \
+    r[in->d] = (expr);                           \
+    GC_NEXT();                                   \
   }
-done:
-  fuel_ = fuel;
+
+  for (std::uint32_t i = 0; i < lanes_; ++i) {
+  local = identity ? i : lane_order_[i];
+  slot = base + local;
+  if (status_[slot] != Status::Ready) continue;
+  r = frame(slot);
+  pc = pc_[slot];
+  if (fuel <= 0) goto no_fuel;
+  GC_DISPATCH();
+
+op_Mov:
+  r[in->d] = r[in->a];
+  GC_NEXT();
+op_Jmp:
+  pc = in->a;
+  GC_DISPATCH();
+op_Jz:
+  pc = r[in->a] == 0 ? in->b : pc + 1;
+  GC_DISPATCH();
+op_JgeU:
+  pc = r[in->a] >= r[in->b] ? in->c : pc + 1;
+  GC_DISPATCH();
+op_LoopNext : {
+  const std::uint32_t v = ++r[in->d];
+  pc = v < r[in->a] ? in->b : pc + 1;
+  if (fuel <= 0) [[unlikely]] goto no_fuel;
+  GC_DISPATCH();
+}
+op_Inc:
+  ++r[in->d];
+  GC_NEXT();
+  GC_BINARY(Add, x + y)
+  GC_BINARY(Sub, x - y)
+  GC_BINARY(Mul, x * y)
+  GC_BINARY(And, x & y)
+  GC_BINARY(Or, x | y)
+  GC_BINARY(Xor, x ^ y)
+  GC_BINARY(Shl, ir::scalar::shl(x, y))
+  GC_BINARY(ShrU, ir::scalar::u32_shr(x, y))
+  GC_BINARY(ShrS, ir::scalar::i32_shr(x, y))
+  GC_BINARY(Eq, x == y ? 1u : 0u)
+  GC_BINARY(Ne, x != y ? 1u : 0u)
+  GC_BINARY(LtU, x < y ? 1u : 0u)
+  GC_BINARY(LtS, ir::scalar::i32_lt(x, y))
+  GC_BINARY(LeU, x <= y ? 1u : 0u)
+  GC_BINARY(LeS, ir::scalar::i32_le(x, y))
+  GC_BINARY(DivU, ir::scalar::u32_div(x, y))
+  GC_BINARY(ModU, ir::scalar::u32_mod(x, y))
+  GC_BINARY(MinU, x < y ? x : y)
+  GC_BINARY(MaxU, x > y ? x : y)
+  GC_BINARY(MinS, ir::scalar::i32_lt(y, x) ? y : x)
+  GC_BINARY(MaxS, ir::scalar::i32_lt(x, y) ? y : x)
+  GC_BINARY(LogAnd, (x != 0 && y != 0) ? 1u : 0u)
+  GC_BINARY(LogOr, (x != 0 || y != 0) ? 1u : 0u)
+op_LogNot:
+  r[in->d] = r[in->a] == 0 ? 1u : 0u;
+  GC_NEXT();
+op_MulAdd:
+  r[in->d] = r[in->a] * r[in->b] + r[in->c];
+  GC_NEXT();
+op_DivS:
+op_ModS : {
+  const std::uint32_t x = r[in->a], y = r[in->b];
+  const ir::ScalarResult v = in->op == Op::DivS ? ir::scalar::i32_div(x, y) : ir::scalar::i32_mod(x, y);
+  if (!v.ok()) [[unlikely]] {
+    trap(v.trap, pc, workgroup, local,
+         fmt::format("i32 {} {} {} has no defined value", static_cast<std::int32_t>(x), in->op == Op::DivS ? "/" : "%",
+                     static_cast<std::int32_t>(y)));
+    stop = Stop::Trap;
+    goto done;
+  }
+  r[in->d] = v.bits;
+  GC_NEXT();
+}
+op_Binary : {
+  const ir::ScalarResult v =
+      ir::eval_binary(static_cast<ir::BinOp>(in->sub), static_cast<ir::ScalarType>(in->type), r[in->a], r[in->b]);
+  if (!v.ok()) [[unlikely]] {
+    trap(v.trap, pc, workgroup, local, "the operation has no defined value");
+    stop = Stop::Trap;
+    goto done;
+  }
+  r[in->d] = v.bits;
+  GC_NEXT();
+}
+op_Unary:
+  r[in->d] = ir::eval_unary(static_cast<ir::UnOp>(in->sub), static_cast<ir::ScalarType>(in->type), r[in->a]).bits;
+  GC_NEXT();
+op_Cast:
+  r[in->d] = ir::eval_cast(static_cast<ir::ScalarType>(in->sub), static_cast<ir::ScalarType>(in->type), r[in->a]);
+  GC_NEXT();
+op_Fma:
+  r[in->d] = ir::eval_fma(r[in->a], r[in->b], r[in->c]);
+  GC_NEXT();
+op_Select:
+  r[in->d] = r[in->a] != 0 ? r[in->b] : r[in->c];
+  GC_NEXT();
+op_TruthyF32:
+  r[in->d] = ir::scalar::truthy(ir::ScalarType::F32, r[in->a]) ? 1u : 0u;
+  GC_NEXT();
+op_CheckU32:
+  if (static_cast<std::int32_t>(r[in->a]) < 0) [[unlikely]] {
+    trap(ir::TrapKind::NegativeToU32, pc, workgroup, local,
+         fmt::format("negative i32 {} used as a u32 {}", static_cast<std::int32_t>(r[in->a]),
+                     u32_use_text(static_cast<U32Use>(in->sub))));
+    stop = Stop::Trap;
+    goto done;
+  }
+  GC_NEXT();
+op_Load:
+op_LoadBool:
+op_LoadF32 : {
+  const View v = views[in->a];
+  const std::uint32_t i = r[in->b];
+  if (i < v.count) [[likely]] {
+    const std::uint32_t w = read_word(v.data + std::size_t{i} * 4);
+    r[in->d] = in->op == Op::Load       ? w
+               : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
+                                        : ir::scalar::f32_canonical(w);
+    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w);
+  } else {
+    r[in->d] = 0;
+    out_of_bounds(AccessKind::Load, in->a, i, pc, workgroup, local);
+  }
+  GC_NEXT();
+}
+op_Store : {
+  const View v = views[in->a];
+  const std::uint32_t i = r[in->b];
+  if (i < v.count) [[likely]] {
+    std::uint8_t* p = v.data + std::size_t{i} * 4;
+    if constexpr (kObserved) {
+      const std::uint32_t before = read_word(p);
+      write_word(p, r[in->c]);
+      notify(AccessKind::Store, in->a, i, r[in->c], before);
+    } else {
+      write_word(p, r[in->c]);
+    }
+  } else {
+    out_of_bounds(AccessKind::Store, in->a, i, pc, workgroup, local);
+  }
+  GC_NEXT();
+}
+op_Atomic : {
+  const View v = views[in->a];
+  const std::uint32_t i = r[in->b];
+  if (i < v.count) [[likely]] {
+    std::uint8_t* p = v.data + std::size_t{i} * 4;
+    const std::uint32_t old = read_word(p);
+    const ir::AtomicResult res = ir::eval_atomic(static_cast<ir::AtomicOp>(in->sub), old, r[in->c], r[in->e]);
+    write_word(p, res.stored);
+    r[in->d] = old;
+    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old);
+  } else {
+    r[in->d] = 0;
+    out_of_bounds(AccessKind::Atomic, in->a, i, pc, workgroup, local);
+  }
+  GC_NEXT();
+}
+op_RecordIf:
+  if (!record(static_cast<RecordScope>(in->sub), pc, r[in->a] != 0 ? 1u : 0u, slot, workgroup, local)) {
+    stop = Stop::Divergence;
+    goto done;
+  }
+  GC_NEXT();
+op_RecordLoop : {
+  const std::uint32_t from = r[in->a], to = r[in->b];
+  if (!record(static_cast<RecordScope>(in->sub), pc, to > from ? to - from : 0u, slot, workgroup, local)) {
+    stop = Stop::Divergence;
+    goto done;
+  }
+  GC_NEXT();
+}
+op_Barrier:
+  // Fast path of on_stop: the first arrival, or one more at the same barrier.
+  if (wg_at_fence_ == 0 && (wg_at_barrier_ == 0 || wg_barrier_pc_ == pc)) {
+    if (wg_at_barrier_++ == 0) {
+      wg_barrier_pc_ = pc;
+      wg_barrier_local_ = local;
+    }
+    status_[slot] = Status::AtBarrier;
+    pc_[slot] = pc + 1;
+    continue;
+  }
+  ++pc;
+  stop = Stop::Barrier;
+  goto done;
+op_Fence:
+  ++pc;
+  stop = Stop::Fence;
+  goto done;
+op_Return:
+  status_[slot] = Status::Finished;
+  --alive_[slot / lanes_];
   pc_[slot] = pc;
-  return stop;
+  continue;
+op_Trap:
+  trap(ir::TrapKind::TrapStatement, pc, workgroup, local, "the program executed a trap statement");
+  stop = Stop::Trap;
+  goto done;
+no_fuel:
+  stop = Stop::OutOfFuel;
+done:
+  pc_[slot] = pc;
+  if (!on_stop(stop, slot, workgroup, local)) {
+    fuel_ = fuel;
+    return false;
+  }
+  }  // for each lane
+#undef GC_BINARY
+#undef GC_NEXT
+#undef GC_DISPATCH
+  fuel_ = fuel;
+  return true;
 }
 
 bool Engine::record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot,

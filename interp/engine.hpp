@@ -58,8 +58,11 @@ class Engine {
   /// Runs one workgroup until it has no ready invocation left; false when the run stopped.
   bool run_workgroup(std::uint32_t workgroup, bool fresh);
   void start_workgroup(std::uint32_t workgroup, std::uint32_t base);
+  /// Runs each ready invocation of the workgroup (in lane order) until it blocks; false when the run stopped.
   template <bool kObserved>
-  Stop run_invocation(std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local);
+  bool run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity);
+  /// Books an invocation's stop (barrier/fence arrival checks); false when the run stopped.
+  bool on_stop(Stop stop, std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local);
 
   bool record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot, std::uint32_t workgroup,
               std::uint32_t local);
@@ -108,7 +111,7 @@ class Engine {
   std::uint32_t wg_at_fence_ = 0, wg_fence_pc_ = 0, wg_fence_local_ = 0;
   std::uint32_t grid_at_fence_ = 0, grid_fence_pc_ = 0, grid_fence_wg_ = 0, grid_fence_local_ = 0;
 
-  std::uint64_t fuel_;
+  std::int64_t fuel_;  ///< may go negative by an invocation's straight-line tail
   std::uint32_t launch_index_ = 0;
 
   struct OobCounters {

@@ -11,7 +11,7 @@ constexpr std::uint32_t kFlagWrote = 0x20000000u;      // cell: the invocation w
 constexpr std::uint32_t kFlagAtomic = 0x10000000u;  // cell or record: atomic write
 constexpr std::uint32_t kSegMask = 0x0FFFFFFFu;
 constexpr std::uint32_t kSegLimit = kSegMask;           // intervals per grid phase before giving up
-constexpr std::uint32_t kSegResetThreshold = 1u << 27;  // reset the shadow at a phase boundary beyond this
+constexpr std::uint32_t kSegResetFloor = 1u << 20;  // intervals kept before a reset at a phase boundary
 constexpr std::uint16_t kUnknownSite = 0xFFFF;
 
 constexpr std::uint32_t seg_of(std::uint32_t tag) { return tag & kSegMask; }
@@ -58,8 +58,11 @@ RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes
     : prog_(program), strict_same_value_(same_value_writes_race) {
   const auto written = written_buffers(program);
   shadow_.resize(program.buffers.size());
-  for (std::size_t b = 0; b < program.buffers.size(); ++b)
-    if (written[b]) shadow_[b].assign(element_count(program, storage, b), Rec{});
+  for (std::size_t b = 0; b < program.buffers.size(); ++b) {
+    if (!written[b]) continue;
+    shadow_[b].assign(element_count(program, storage, b), Rec{});
+    shadow_cells_ += shadow_[b].size();
+  }
   site_of_pc_.assign(program.code.size(), kUnknownSite);
   for (std::uint32_t pc = 0; pc < program.code.size(); ++pc) {
     const Op op = program.code[pc].op;
@@ -73,13 +76,17 @@ RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes
 
 void RaceDetector::on_launch_begin(const LaunchContext& ctx) {
   ctx_ = ctx;
-  ++epoch_;
-  if (cur_seg_ > kSegResetThreshold) reset_shadow();
+  next_epoch();
 }
 
-void RaceDetector::on_fence_release(std::uint32_t, std::uint32_t, const MemoryView&) {
+void RaceDetector::on_fence_release(std::uint32_t, std::uint32_t, const MemoryView&) { next_epoch(); }
+
+void RaceDetector::next_epoch() {
   ++epoch_;
-  if (cur_seg_ > kSegResetThreshold) reset_shadow();
+  // Everything recorded so far is ordered before what follows. Once the interval table outgrows the
+  // shadow (or a floor), clear both, so that the table stays bounded over long runs; the clear
+  // costs no more than the intervals it retires.
+  if (cur_seg_ > std::max<std::uint64_t>(kSegResetFloor, shadow_cells_)) reset_shadow();
 }
 
 void RaceDetector::on_workgroup_enter(std::uint32_t workgroup) { new_interval(workgroup); }

@@ -67,6 +67,7 @@ class RaceDetector final : public Observer {
   enum Kind : std::uint8_t { kRead, kWrite, kAtomic };
   void access(const Access& a, Kind kind);
   void new_interval(std::uint32_t workgroup);
+  void next_epoch();
   void reset_shadow();
   bool stale(const Rec& rec, bool workgroup_memory) const;
   bool unordered(const Rec& rec) const;
@@ -80,6 +81,7 @@ class RaceDetector final : public Observer {
   LaunchContext ctx_;
 
   std::vector<std::vector<Rec>> shadow_;  ///< per buffer; empty when the buffer is never written
+  std::uint64_t shadow_cells_ = 0;
   std::vector<Full> pool_;
   std::vector<std::uint32_t> free_;
   struct SegInfo {
