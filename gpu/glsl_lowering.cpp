@@ -235,7 +235,7 @@ class Lowerer {
   std::string length_of(const ir::BufferDecl& b) {
     if (b.count > 0) return fmt::format("{}u", b.count);
     runtime_sized_.insert(ir::index_of(b.name));
-    return "gc_len." + buffer_name(b.name);
+    return "gc." + buffer_name(b.name);
   }
 
   /// The element reference `b_x.data[i]` or `w_x[i]`.
@@ -274,15 +274,15 @@ class Lowerer {
   std::string operand(ExprId id) {
     const ir::Expr& e = p_.expr(id);
     switch (e.kind) {
-      case ExprKind::LitU32: return fmt::format("{}u", e.payload);
+      case ExprKind::LitU32: return opaque(fmt::format("{}u", e.payload));
       case ExprKind::LitI32: {
         const auto v = static_cast<std::int32_t>(e.payload);
-        if (v >= 0) return fmt::format("{}u", v);
-        if (e.payload == 0x80000000u) return "0x80000000u";
-        return fmt::format("uint({})", v);
+        if (v >= 0) return opaque(fmt::format("{}u", v));
+        if (e.payload == 0x80000000u) return opaque("0x80000000u");
+        return opaque(fmt::format("uint({})", v));
       }
-      case ExprKind::LitF32: return fmt::format("0x{:08X}u", ir::literal_word(ScalarType::F32, e.payload));
-      case ExprKind::LitBool: return e.payload != 0 ? "1u" : "0u";
+      case ExprKind::LitF32: return opaque(fmt::format("0x{:08X}u", ir::literal_word(ScalarType::F32, e.payload)));
+      case ExprKind::LitBool: return opaque(e.payload != 0 ? "1u" : "0u");
       case ExprKind::Var: return local(e.var());
       case ExprKind::InvocationId: return builtin("gl_GlobalInvocationID", e);
       case ExprKind::LocalId: return builtin("gl_LocalInvocationID", e);
@@ -290,7 +290,7 @@ class Lowerer {
       case ExprKind::NumWorkgroups: return builtin("gl_NumWorkGroups", e);
       case ExprKind::WorkgroupSize:
         if (e.axis() > 2) return builtin("", e);
-        return fmt::format("{}u", out_.workgroup_size[e.axis()]);
+        return opaque(fmt::format("{}u", out_.workgroup_size[e.axis()]));
       case ExprKind::BufLen: return length_of(decl(e.buffer()));
       case ExprKind::Load: return load(id, e);
       case ExprKind::Binary: return binary(id, e);
@@ -312,6 +312,15 @@ class Lowerer {
       case ExprKind::Atomic: return atomic(id, e);
     }
     GC_ICE("unknown expression kind");
+  }
+
+  /// A program constant hidden from the driver's compiler: XORed with the push-constant word gc.zero,
+  /// which is always 0. Drivers optimise typeless 32-bit constants as floats (Mesa 22.3 turns
+  /// `c ? 0x3F800000u : 0x80000000u` into b2f(c), losing the sign of -0.0); an unknown word cannot
+  /// be folded into such a pattern, so every word derived from program literals keeps its bits.
+  std::string opaque(std::string literal) {
+    uses_zero_ = true;
+    return "(" + literal + " ^ gc.zero)";
   }
 
   std::string builtin(std::string_view var, const ir::Expr& e) {
@@ -678,17 +687,17 @@ class Lowerer {
       bb.decl_index = i;
       bb.binding = b.binding;
       if (b.count == 0 && runtime_sized_.count(key) > 0) {
-        bb.length_push_word = static_cast<std::uint32_t>(lengths.size());
+        bb.length_push_word = static_cast<std::uint32_t>(1 + lengths.size());  // word 0 is gc.zero
         lengths.push_back(buffer_name(b.name));
       }
       out_.buffers.push_back(bb);
       max_binding = std::max(max_binding, b.binding + 1);
     }
-    if (!lengths.empty()) {
-      s += "layout(push_constant) uniform GcLengths {";
+    if (uses_zero_ || !lengths.empty()) {
+      s += "layout(push_constant) uniform GcPush { uint zero;";
       for (const std::string& n : lengths) s += " uint " + n + ";";
-      s += " } gc_len;\n";
-      out_.push_constant_words = static_cast<std::uint32_t>(lengths.size());
+      s += " } gc;  // zero: always 0 (hides literals from the driver); then element counts of runtime-sized buffers\n";
+      out_.push_constant_words = static_cast<std::uint32_t>(1 + lengths.size());
     }
     for (const ir::BufferDecl& b : p_.buffers())
       if (b.access == ir::BufferAccess::Workgroup)
@@ -734,6 +743,7 @@ class Lowerer {
   bool has_return_ = false;
   bool live_flag_ = false;
   bool uses_barrier_ext_ = false;
+  bool uses_zero_ = false;
 };
 
 }  // namespace

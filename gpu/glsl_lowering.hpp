@@ -15,6 +15,9 @@
 //  - loads, stores and atomics are bounds-checked explicitly (typed zero / no-op / returns 0); the
 //    element count of a runtime-sized buffer comes from a push constant, since a descriptor range
 //    cannot express zero elements; no robustness feature is relied on;
+//  - every program literal is `(literal ^ gc.zero)` with a push-constant word that is always 0: drivers
+//    optimise typeless constants with float rules (Mesa 22.3 rewrites `c ? 0x3F800000u : 0x80000000u`
+//    as a bool-to-float conversion and loses -0.0), and a word the compiler cannot know keeps its bits;
 //  - i32 traps (division/remainder by zero, MIN/-1, MIN%-1, a negative i32 index) record the first trap
 //    of each invocation in a trap buffer; the trap that wins is the one with the smallest
 //    (workgroup, local invocation) key, with its site;
@@ -47,7 +50,8 @@ struct LoweringOptions {
 struct BufferBinding {
   std::size_t decl_index = 0;  ///< index into Program::buffers()
   std::uint32_t binding = 0;   ///< descriptor binding in set 0
-  /// Runtime-sized (count 0): the push-constant word that carries its element count.
+  /// Runtime-sized (count 0): the push-constant word that carries its element count (word 0 is always
+  /// the zero word that hides program literals from the driver's constant folding).
   std::optional<std::uint32_t> length_push_word;
 };
 

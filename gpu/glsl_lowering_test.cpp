@@ -43,14 +43,15 @@ layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) readonly buffer B0_a { uint data[]; } b_a;
 // out: read_write u32[1024]
 layout(std430, set = 0, binding = 1) buffer B1_out { uint data[]; } b_out;
+layout(push_constant) uniform GcPush { uint zero; } gc;  // zero: always 0 (hides literals from the driver); then element counts of runtime-sized buffers
 
 void main() {
   {
     uint t0 = 0u;
     if (gl_GlobalInvocationID.x < 1024u) t0 = b_a.data[gl_GlobalInvocationID.x];
-    uint t1 = t0 + 1u;
+    uint t1 = t0 + (1u ^ gc.zero);
     uint v_v = t1;
-    uint t2 = v_v / 3u;
+    uint t2 = v_v / (3u ^ gc.zero);
     if (gl_GlobalInvocationID.x < 1024u) b_out.data[gl_GlobalInvocationID.x] = t2;
   }
 }
@@ -58,7 +59,7 @@ void main() {
   ASSERT_EQ(s.buffers.size(), 2u);
   EXPECT_EQ(s.buffers[1].binding, 1u);
   EXPECT_FALSE(s.trap_binding.has_value());
-  EXPECT_EQ(s.push_constant_words, 0u);
+  EXPECT_EQ(s.push_constant_words, 1u);  // gc.zero
 }
 
 TEST(Gpu_Lowering, ReturnBeforeABarrierKeepsTheInvocationAtBarriersAndI32TrapsAreRecorded) {
@@ -83,7 +84,7 @@ layout(local_size_x = 4, local_size_y = 1, local_size_z = 1) in;
 layout(std430, set = 0, binding = 0) readonly buffer B0_in { uint data[]; } b_in;
 // out: read_write i32[16]
 layout(std430, set = 0, binding = 2) buffer B2_out { uint data[]; } b_out;
-layout(push_constant) uniform GcLengths { uint b_in; } gc_len;
+layout(push_constant) uniform GcPush { uint zero; uint b_in; } gc;  // zero: always 0 (hides literals from the driver); then element counts of runtime-sized buffers
 shared uint w_tile[4];  // tile: workgroup i32[4]
 bool gc_live = true;  // false once this invocation returned (it still meets every barrier)
 layout(std430, set = 0, binding = 3) coherent buffer GcTrapRecord { uint64_t key; } gc_trap_record;
@@ -118,21 +119,21 @@ void main() {
   for (uint gc_i = gl_LocalInvocationIndex; gc_i < 4u; gc_i += 4u) w_tile[gc_i] = 0u;
   controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
   {
-    uint t0 = uint(gl_LocalInvocationID.x == 3u);
+    uint t0 = uint(gl_LocalInvocationID.x == (3u ^ gc.zero));
     if (t0 != 0u) {
       gc_live = false;
     }
     uint t1 = 0u;
-    if (gl_GlobalInvocationID.x < gc_len.b_in) t1 = b_in.data[gl_GlobalInvocationID.x];
-    uint t2 = gc_i32_div(t1, uint(-2), 0u);
+    if (gl_GlobalInvocationID.x < gc.b_in) t1 = b_in.data[gl_GlobalInvocationID.x];
+    uint t2 = gc_i32_div(t1, (uint(-2) ^ gc.zero), 0u);
     if (gc_live && gl_LocalInvocationID.x < 4u) w_tile[gl_LocalInvocationID.x] = t2;
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
-    for (uint v_i = 0u; v_i < gc_len.b_in; v_i++) {
+    for (uint v_i = (0u ^ gc.zero); v_i < gc.b_in; v_i++) {
       if (!gc_live || gc_trap_record.key != 0xFFFFFFFFFFFFFFFFul) break;
       uint t3 = 0u;
-      if (0u < 4u) t3 = w_tile[0u];
+      if ((0u ^ gc.zero) < 4u) t3 = w_tile[(0u ^ gc.zero)];
       uint t4 = 0u;
-      if (v_i < gc_len.b_in) t4 = b_in.data[v_i];
+      if (v_i < gc.b_in) t4 = b_in.data[v_i];
       uint t5 = gc_i32_mod(t3, t4, 1u);
       if (gc_live && gl_GlobalInvocationID.x < 16u) b_out.data[gl_GlobalInvocationID.x] = t5;
     }
@@ -141,7 +142,9 @@ void main() {
 )glsl");
   EXPECT_EQ(s.trap_binding, 3u);
   EXPECT_EQ(s.trap_sites.size(), 2u);
-  EXPECT_EQ(s.push_constant_words, 1u);
+  EXPECT_EQ(s.push_constant_words, 2u);  // gc.zero, then the length of `in`
+  ASSERT_EQ(s.buffers.size(), 2u);
+  EXPECT_EQ(s.buffers[0].length_push_word, 1u);
   EXPECT_EQ(s.shared_memory_bytes, 16u);
   EXPECT_TRUE(s.needs_int64_atomics);
 }
@@ -164,16 +167,16 @@ TEST(Gpu_Lowering, UniformIsAReadonlyStd430StorageBufferAndF32GoesThroughExactHe
   {
     uint t0 = 0u;
     if (gl_GlobalInvocationID.x < 8u) t0 = gc_canon(b_x.data[gl_GlobalInvocationID.x]);
-    uint t1 = gc_f32_lt(t0, 0x00000000u);
+    uint t1 = gc_f32_lt(t0, (0x00000000u ^ gc.zero));
     uint t2 = 0u;
     if (gl_GlobalInvocationID.x < 8u) t2 = gc_canon(b_x.data[gl_GlobalInvocationID.x]);
     uint t3 = gc_f32_sqrt(t2);
     uint t4 = 0u;
     if (gl_GlobalInvocationID.x < 8u) t4 = gc_canon(b_x.data[gl_GlobalInvocationID.x]);
     uint t5 = 0u;
-    if (1u < 4u) t5 = gc_canon(b_params.data[1u]);
+    if ((1u ^ gc.zero) < 4u) t5 = gc_canon(b_params.data[(1u ^ gc.zero)]);
     uint t6 = gc_f32_mul(t4, t5);
-    uint t7 = gc_f32_add(t6, 0x3FC00000u);
+    uint t7 = gc_f32_add(t6, (0x3FC00000u ^ gc.zero));
     uint t8 = t1 != 0u ? t3 : t7;
     if (gl_GlobalInvocationID.x < 8u) b_y.data[gl_GlobalInvocationID.x] = t8;
   }
@@ -201,7 +204,7 @@ TEST(Gpu_Lowering, LoopBoundsAreEvaluatedOnce) {
                          b.loop("i", b.u32(0), b.var("n"), {b.assign("n", b.var("n") + b.u32(1))}),
                          b.store(out, b.u32(0), b.var("n"))});
   const LoweredShader s = lowered(p);
-  EXPECT_NE(s.glsl.find("uint t0 = v_n;\n    for (uint v_i = 0u; v_i < t0; v_i++) {"), std::string::npos) << s.glsl;
+  EXPECT_NE(s.glsl.find("uint t0 = v_n;\n    for (uint v_i = (0u ^ gc.zero); v_i < t0; v_i++) {"), std::string::npos) << s.glsl;
 }
 
 TEST(Gpu_Lowering, NamesAreSanitisedWithoutDoubleUnderscoresAndStayDistinct) {
@@ -213,7 +216,7 @@ TEST(Gpu_Lowering, NamesAreSanitisedWithoutDoubleUnderscoresAndStayDistinct) {
   const LoweredShader s = lowered(p);
   EXPECT_NE(s.glsl.find("} b_my_buf;"), std::string::npos) << s.glsl;
   EXPECT_NE(s.glsl.find("} b_my_buf_2;"), std::string::npos);
-  EXPECT_NE(s.glsl.find("uint v_forever = 1u;"), std::string::npos);
+  EXPECT_NE(s.glsl.find("uint v_forever = (1u ^ gc.zero);"), std::string::npos);
   std::string code;  // GLSL reserves identifiers with "__"; comments may quote the IR names
   for (std::size_t at = 0; at < s.glsl.size();) {
     const std::size_t end = s.glsl.find('\n', at);
@@ -233,7 +236,7 @@ TEST(Gpu_Lowering, TheWorkgroupOverrideIsTheDeclaredSize) {
   o.workgroup_size = std::array<std::uint32_t, 3>{8, 2, 1};
   const LoweredShader s = lowered(p, o);
   EXPECT_NE(s.glsl.find("layout(local_size_x = 8, local_size_y = 2, local_size_z = 1) in;"), std::string::npos);
-  EXPECT_NE(s.glsl.find("= 8u;"), std::string::npos);
+  EXPECT_NE(s.glsl.find("= (8u ^ gc.zero);"), std::string::npos);
 }
 
 TEST(Gpu_Lowering, FencesCollectivesAndUntypedProgramsAreRefusedWithCodes) {

@@ -55,7 +55,7 @@ std::optional<ir::Diagnostic> check_device_fits(const VulkanContext& ctx, const 
                                                         storage, d.max_storage_buffers_per_stage, d.name));
   if (s.push_constant_words * 4 > d.max_push_constants_bytes)
     return make_error(Code::TooManyBuffers,
-                      fmt::format("{} runtime-sized buffers need {} bytes of push constants; {} allows {}", s.push_constant_words,
+                      fmt::format("{} push-constant words (runtime-sized buffer lengths) need {} bytes; {} allows {}", s.push_constant_words,
                                   s.push_constant_words * 4, d.name, d.max_push_constants_bytes));
   if (s.needs_float64 && !d.shader_float64)
     return make_error(Code::MissingFeature,

@@ -200,6 +200,24 @@ TEST_F(Gpu_Executor, LiteralIndicesBeyondEveryBufferReadZeroAndWriteNothing) {
   EXPECT_EQ(words(out_[0]), (std::vector<std::uint32_t>{3, 3, 0, 0}));
 }
 
+TEST_F(Gpu_Executor, ConstantWordsKeepTheirBitsThroughSelects) {
+  // Found by the differential campaign: Mesa 22.3 rewrites `c ? 0x3F800000u : 0x80000000u` as a
+  // bool-to-float conversion (1.0 or +0.0), so program literals must stay unknown to the driver.
+  Builder b({1, 1, 1});
+  auto c = b.read("c", 0, ScalarType::U32, 1);
+  auto f = b.output("f", 1, ScalarType::F32, 2);
+  auto u = b.output("u", 2, ScalarType::U32, 1);
+  Program p = b.wrapped({
+      b.store(f, b.u32(0), b.select(b.load(c, b.u32(0)) > b.u32(5), b.f32(1.0f), b.f32_bits(0x80000000u))),
+      b.store(f, b.u32(1), b.select(b.load(c, b.u32(0)) > b.u32(5), b.f32(1.0f),
+                                    b.bin(BinOp::Min, b.un(UnOp::Abs, b.f32_bits(0x80000000u)), b.un(UnOp::Ceil, b.f32(-0.5f))))),
+      b.store(u, b.u32(0), b.select(b.load(c, b.u32(0)) > b.u32(5), b.u32(0x3F800000u), b.u32(0x80000000u))),
+  });
+  ASSERT_FALSE(launch(p, {bytes({0})}, grid(1)));
+  EXPECT_EQ(words(out_[0]), (std::vector<std::uint32_t>{0x80000000u, 0x80000000u}));
+  EXPECT_EQ(words(out_[1]), (std::vector<std::uint32_t>{0x80000000u}));
+}
+
 TEST_F(Gpu_Executor, AProgramThatDoesNotValidateIsInvalidNotAnInternalError) {
   Builder b({1, 1, 1});
   auto out = b.output("out", 0, ScalarType::U32, 1);
