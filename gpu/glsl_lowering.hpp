@@ -3,7 +3,7 @@
 // reference interpreter's byte for byte (ir/scalar_semantics.hpp is the definition), except for the
 // f32 operations the operator table marks inexact, which stay within the table's ULP bound.
 //
-// Shape of the output (see gpu/README.md):
+// Shape of the output (docs/gpu.md has the full rule list):
 //  - every value is a `uint` word (f32 as bits, i32 two's complement, bool 0/1), so no float register
 //    move can disturb a NaN or a signed zero; every operator is a helper or an integer expression;
 //  - each compound expression is evaluated into its own temporary in the reference's evaluation order
