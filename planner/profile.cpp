@@ -58,6 +58,11 @@ LaunchConfig vyre_unsplit_launch(const RunConfig& config, const ir::Program&, st
   return launch;
 }
 
+std::optional<ir::Diagnostic> vyre_launch_guard(const SplitPlan& plan, std::size_t segment) {
+  if (!contains_grid_sync(plan.segments[segment].program)) return std::nullopt;
+  return split_error::segment_still_has_fence(segment, plan.segments.size());
+}
+
 namespace {
 
 Profile make_vyre_0_7_2() {
@@ -88,6 +93,7 @@ Profile make_vyre_0_7_2() {
   p.dispatch.convergence = [] { return std::make_unique<FingerprintConvergence>(); };
   p.dispatch.segment_launch = vyre_segment_launch;
   p.dispatch.unsplit_launch = vyre_unsplit_launch;
+  p.dispatch.launch_guard = vyre_launch_guard;
   p.dispatch.collect_final = [](const ir::Program&, const SplitPlan& plan, LiveMap& live, std::vector<Bytes>& outputs) {
     return collect_final_named_outputs(plan.final_outputs, live, outputs);
   };

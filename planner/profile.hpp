@@ -80,6 +80,9 @@ struct DispatchRules {
   std::function<LaunchConfig(const RunConfig&, const ir::Program& source, const PlannedSegment&,
                              std::uint32_t segment_fixpoint)>
       segment_launch;
+  /// Before launching segment k: an error stops the run (vyre 0.7.2: S012 when the segment still
+  /// contains a fence, which its backend would route to the split again, spec §10 G5).
+  std::function<std::optional<ir::Diagnostic>(const SplitPlan&, std::size_t segment)> launch_guard;
   /// Step 1: the launch config of a fence-free program dispatched unsplit.
   std::function<LaunchConfig(const RunConfig&, const ir::Program& source, std::uint32_t iterations)> unsplit_launch;
   /// Step 9: final reassembly into the caller's output slots, in plan.final_outputs order.
@@ -129,5 +132,7 @@ std::optional<ir::Diagnostic> seed_backend_allocated_inputs(const ir::Program& s
 LaunchConfig vyre_segment_launch(const RunConfig& config, const ir::Program& source, const PlannedSegment& segment,
                                  std::uint32_t segment_fixpoint);
 LaunchConfig vyre_unsplit_launch(const RunConfig& config, const ir::Program& source, std::uint32_t iterations);
+/// S012 when the segment still contains a grid_sync (deep search, as routing does).
+std::optional<ir::Diagnostic> vyre_launch_guard(const SplitPlan& plan, std::size_t segment);
 
 }  // namespace gridcheck::planner

@@ -105,6 +105,10 @@ SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const
         fail(run, std::move(*error), k, pass);
         return run;
       }
+      if (auto error = rules.launch_guard(plan, k)) {
+        fail(run, std::move(*error), k, pass);
+        return run;
+      }
       const LaunchConfig launch = rules.segment_launch(config, program, segment, schedule.segment_fixpoint);
       run.launches.push_back(LaunchRecord{pass, k, launch});
       if (std::optional<LaunchError> error = executor.launch(segment.program, segment_inputs, launch, slots)) {

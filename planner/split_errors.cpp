@@ -93,6 +93,14 @@ ir::Diagnostic launch_failed(std::size_t segment, std::size_t segment_count, con
   return d;
 }
 
+ir::Diagnostic segment_still_has_fence(std::size_t segment, std::size_t segment_count) {
+  return make("S012",
+              fmt::format("grid-sync split segment {} of {} still contains a grid_sync nested under if or loop; "
+                          "vyre 0.7.2 routes it to the split again without bound",
+                          segment, segment_count),
+              "hoist the fence to the top level, or use a backend with native grid sync");
+}
+
 ir::Diagnostic unsplit_launch_failed(const LaunchError& error) {
   ir::Diagnostic d;
   d.code = "S011";

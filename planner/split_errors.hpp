@@ -6,7 +6,7 @@
 //   S003  the split produced no segments                 S009  a final output was never produced
 //   S004  caller input count mismatch                    S010  fixpoint_iterations == 0
 //   S005  a seeded segment input is not declared         S011  a segment launch failed (executor error)
-//   S006  a seeded backend-allocated buffer has no size
+//   S006  a seeded backend-allocated buffer has no size   S012  a segment still holds a fence (G5)
 //   S101..S105  megakernel planner errors (megakernel_barrier.hpp)
 //
 // Each message is one lower-case sentence; the "Fix: ..." advice of vyre's message is a note.
@@ -34,6 +34,10 @@ ir::Diagnostic zero_fixpoint();
 /// S011. An InvalidProgram error gets the prefix "grid-sync split segment i of n dispatch failed: ";
 /// other errors pass their message through unchanged (spec §6.8 b). Segment indices are 0-based.
 ir::Diagnostic launch_failed(std::size_t segment, std::size_t segment_count, const LaunchError& error);
+/// S012: a segment still contains a grid_sync (nested under if/loop, never hoisted). vyre 0.7.2's
+/// wgpu backend routes such a segment to the split again without bound (spec §6.2, §10 G5); we
+/// model that as this error instead of a stack overflow.
+ir::Diagnostic segment_still_has_fence(std::size_t segment, std::size_t segment_count);
 /// S011 for the unsplit dispatch of a fence-free program (the error passes through unchanged).
 ir::Diagnostic unsplit_launch_failed(const LaunchError& error);
 

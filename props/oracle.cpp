@@ -137,9 +137,14 @@ class ReferenceRecorder final : public interp::Observer {
   const interp::LaunchContext* context = nullptr;
   /// Stop recording writers after this (launch, fence index) snapshot; nullopt = never.
   std::optional<std::pair<std::uint32_t, std::uint32_t>> cutoff;
+  /// The element whose last writer is wanted at the cutoff (buffer index, element); resolved while
+  /// the launch (and its LaunchContext) is still alive.
+  std::optional<std::pair<std::uint32_t, std::uint64_t>> target;
+  std::optional<interp::InvocationIds> target_writer;
+  std::optional<interp::Site> target_site;
 
   void on_launch_begin(const interp::LaunchContext& ctx) override {
-    context = &ctx;
+    context = &ctx;  // valid only while the launch runs
     launch_ = ctx.launch;
     fence_ = 0;
     snapshots.emplace_back();
@@ -168,7 +173,14 @@ class ReferenceRecorder final : public interp::Observer {
     std::vector<Bytes> image;
     for (const auto& b : m.buffers) image.emplace_back(b.begin(), b.end());
     snapshots.back().push_back(std::move(image));
-    if (cutoff && cutoff->first == launch_ && cutoff->second == fence_) stopped_ = true;
+    if (cutoff && cutoff->first == launch_ && cutoff->second == fence_ && !stopped_) {
+      stopped_ = true;
+      if (target && context != nullptr)
+        if (auto w = writer(target->first, target->second)) {
+          target_writer = context->ids(w->workgroup, w->local);
+          target_site = context->site(w->pc);
+        }
+    }
     ++fence_;
   }
 
@@ -464,13 +476,12 @@ class CaseEvaluator {
         // The last writer as of that fence: record writers again, stopping at the fence.
         ReferenceRecorder writers;
         writers.cutoff = std::make_pair(snap.pass, static_cast<std::uint32_t>(snap.segment));
+        writers.target = std::make_pair(static_cast<std::uint32_t>(i), diff->element_index);
         interp::RunOptions wo = interp_options();
         wo.observers.push_back(&writers);
         interp::run_case(c_, wo);
-        if (auto w = writers.writer(static_cast<std::uint32_t>(i), diff->element_index); w && writers.context) {
-          fd.last_writer = writers.context->ids(w->workgroup, w->local);
-          fd.last_writer_site = writers.context->site(w->pc);
-        }
+        fd.last_writer = writers.target_writer;
+        fd.last_writer_site = writers.target_site;
         if (!outcome.divergence) fd.final_diff = *diff;
         outcome.divergence = fd;
         outcome.message = fd.describe();

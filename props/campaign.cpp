@@ -1,0 +1,366 @@
+#include "props/campaign.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "ir/equality.hpp"
+#include "ir/text/printer.hpp"
+#include "planner/segment_plan.hpp"
+#include "props/case_reducer.hpp"
+#include "props/choice_shrinker.hpp"
+#include "props/divergence_class.hpp"
+
+namespace gridcheck::props {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kStateFile = ".campaign-state.json";
+
+std::string verdict_key(ir::Verdict v) { return std::string(ir::name_of(v)); }
+
+/// The worst split verdict of a report, for the progress counts.
+ir::Verdict overall_verdict(const CaseReport& r) {
+  if (r.reference_verdict == ir::Verdict::Invalid) return ir::Verdict::Invalid;
+  ir::Verdict worst = ir::Verdict::Match;
+  for (const SplitOutcome& s : r.splits) {
+    if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) return s.verdict;
+    if (s.verdict == ir::Verdict::Refused) worst = s.verdict;
+  }
+  return worst;
+}
+
+const SplitOutcome* first_failing_split(const CaseReport& r) {
+  for (const SplitOutcome& s : r.splits)
+    if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) return &s;
+  return nullptr;
+}
+
+/// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename.
+bool write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return false;
+    out << text;
+    out.flush();
+    if (!out) return false;
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  return !ec;
+}
+
+/// Adds the expectations a saved failure replays against: R's verdict and outputs, and every
+/// split's verdict.
+void record_expectations(ir::Case& c, const CaseReport& report) {
+  c.expectations.clear();
+  c.outputs.clear();
+  c.expectations.push_back({ir::Oracle::Reference, "", report.reference_verdict,
+                            report.reference_verdict == ir::Verdict::Ok ? "" : report.reference_detail, {}});
+  for (const SplitOutcome& s : report.splits) {
+    const auto oracle = ir::oracle_from_name(s.oracle);
+    if (!oracle) continue;
+    c.expectations.push_back({*oracle, s.profile, s.verdict, s.verdict == ir::Verdict::Match ? "" : s.detail, {}});
+  }
+  if (!report.reference.ok()) return;
+  for (const interp::OutputBuffer& out : report.reference.outputs) {
+    ir::ExpectedOutput e;
+    e.oracle = ir::Oracle::Reference;
+    e.buffer = out.name;
+    if (out.bytes.size() <= 64 * 4 && out.bytes.size() % 4 == 0) {
+      std::vector<std::uint32_t> words(out.bytes.size() / 4);
+      for (std::size_t i = 0; i < words.size(); ++i)
+        words[i] = std::uint32_t{out.bytes[4 * i]} | std::uint32_t{out.bytes[4 * i + 1]} << 8 |
+                   std::uint32_t{out.bytes[4 * i + 2]} << 16 | std::uint32_t{out.bytes[4 * i + 3]} << 24;
+      e.words = std::move(words);
+    } else {
+      e.hash = ir::fnv1a64(out.bytes.data(), out.bytes.size());
+    }
+    c.outputs.push_back(std::move(e));
+  }
+}
+
+class Campaign {
+ public:
+  explicit Campaign(const CampaignOptions& options) : options_(options) {}
+
+  CampaignResult run() {
+    if (!options_.out_dir.empty()) {
+      std::error_code ec;
+      fs::create_directories(options_.out_dir, ec);
+      load_state();
+    }
+    start_ = Clock::now();
+    const unsigned jobs = options_.oracle.gpu ? 1u : std::max(1u, options_.jobs);
+    std::vector<std::thread> workers;
+    for (unsigned j = 0; j < jobs; ++j) workers.emplace_back([this] { work(); });
+    while (!done_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (should_stop()) done_.store(true);
+      if (options_.on_progress && Clock::now() - last_progress_ >= std::chrono::seconds(1)) {
+        last_progress_ = Clock::now();
+        options_.on_progress(progress());
+      }
+    }
+    for (std::thread& t : workers) t.join();
+    result_.progress = progress();
+    result_.interrupted = options_.stop != nullptr && options_.stop->load();
+    save_state();
+    return std::move(result_);
+  }
+
+ private:
+  double elapsed() const {
+    return resumed_elapsed_ + std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+
+  bool should_stop() const {
+    if (options_.stop != nullptr && options_.stop->load()) return true;
+    if (options_.seconds > 0 && std::chrono::duration<double>(Clock::now() - start_).count() >= options_.seconds)
+      return true;
+    return options_.max_cases != 0 && cases_done_.load() >= options_.max_cases;
+  }
+
+  CampaignProgress progress() {
+    std::lock_guard lock(mutex_);
+    CampaignProgress p;
+    p.elapsed_seconds = elapsed();
+    p.cases = cases_done_.load() + resumed_cases_;
+    p.verdicts = verdicts_;
+    p.unique_failures = result_.failures.size();
+    p.next_index = next_.load();
+    return p;
+  }
+
+  void work() {
+    while (!done_.load()) {
+      if (options_.max_cases != 0 && next_.load() >= resumed_next_ + options_.max_cases) break;
+      const std::uint64_t k = next_.fetch_add(1);
+      const std::uint64_t index = options_.shard_index + std::uint64_t{options_.shard_count} * k;
+      run_case(index);
+      ++cases_done_;
+    }
+    done_.store(true);
+  }
+
+  void run_case(std::uint64_t index) {
+    const std::uint64_t seed = case_seed(options_.seed, index);
+    ChoiceSource choices = ChoiceSource::random(seed);
+    const GeneratedCase g = generate_case(choices, options_.generator);
+    CaseReport report;
+    const std::optional<std::string> blame = case_failure(g.test_case, options_.oracle, report);
+    {
+      std::lock_guard lock(mutex_);
+      ++verdicts_[verdict_key(overall_verdict(report))];
+    }
+    if (!blame) return;
+    handle_failure(index, seed, choices.recorded(), g.test_case, *blame);
+  }
+
+  void handle_failure(std::uint64_t index, std::uint64_t seed, const std::vector<std::uint32_t>& recorded,
+                      const ir::Case& original, const std::string& blame) {
+    CampaignFailure f;
+    f.case_index = index;
+    f.case_seed = seed;
+    f.blame = blame;
+    f.found_after_seconds = elapsed();
+    f.statements_before = statement_count(original.program);
+    ir::Case shrunk = original;
+    if (options_.shrink) shrunk = shrink(recorded, original, blame);
+    f.statements_after = statement_count(shrunk.program);
+    CaseReport report;
+    case_failure(shrunk, options_.oracle, report);
+    const SplitOutcome* failing = first_failing_split(report);
+    f.message = failing != nullptr ? failing->message : report.reference_detail;
+    f.divergence_class = blame == "generator" ? "invalid-" + report.reference_detail
+                                              : join_classes(divergence_classes(shrunk));
+    std::string buffer;
+    if (failing != nullptr && failing->divergence) buffer = failing->divergence->final_diff.buffer;
+    f.role_pattern = buffer.empty() ? "-" : role_pattern(shrunk, buffer);
+    f.signature = fmt::format("{}/{}/{}", f.blame, f.divergence_class, f.role_pattern);
+    record_expectations(shrunk, report);
+    shrunk.name = fmt::format("fuzz-{}-{:08x}", f.divergence_class, static_cast<std::uint32_t>(ir::fnv1a64(
+                                                                        f.signature.data(), f.signature.size())));
+    shrunk.description = f.message;
+    shrunk.meta.clear();
+    shrunk.meta.emplace_back("signature", f.signature);
+    shrunk.meta.emplace_back("campaign_seed", std::to_string(options_.seed));
+    shrunk.meta.emplace_back("case_index", std::to_string(index));
+    shrunk.meta.emplace_back("case_seed", std::to_string(seed));
+    if (!options_.command.empty()) shrunk.meta.emplace_back("campaign", options_.command);
+    f.shrunk = shrunk;
+
+    std::lock_guard lock(mutex_);
+    if (!signatures_.insert(f.signature).second) return;
+    if (!options_.out_dir.empty()) {
+      const fs::path path = fs::path(options_.out_dir) / (shrunk.name + ".gc");
+      f.shrunk.header_comments = {
+          fmt::format("found by gridcheck fuzz after {:.1f} s (campaign seed {}, case {}); shrunk from {} to {} "
+                      "statements",
+                      f.found_after_seconds, options_.seed, index, f.statements_before, f.statements_after),
+          fmt::format("replay: gridcheck replay {}", path.string()),
+      };
+      f.shrunk.meta.emplace_back("replay", fmt::format("gridcheck replay {}", path.string()));
+      if (write_atomically(path, ir::print(f.shrunk))) f.file = path.string();
+      const fs::path unshrunk = fs::path(options_.out_dir) / "unshrunk" / (shrunk.name + ".gc");
+      std::error_code ec;
+      fs::create_directories(unshrunk.parent_path(), ec);
+      write_atomically(unshrunk, ir::print(original));
+    }
+    result_.failures.push_back(f);
+    if (options_.on_failure) options_.on_failure(result_.failures.back());
+    save_state_locked();
+  }
+
+  /// Shrinks while the failure keeps its blame and gains no divergence class the original did not
+  /// have (otherwise shrinking drifts to an easier failure, e.g. deleting an output's only store
+  /// turns any failure into B1).
+  ir::Case shrink(const std::vector<std::uint32_t>& recorded, const ir::Case& original, const std::string& blame) {
+    const std::vector<std::string> classes = divergence_classes(original);
+    auto keeps_failure = [&](const ir::Case& candidate) {
+      if (options_.stop != nullptr && options_.stop->load()) return false;
+      const std::vector<std::string> now = divergence_classes(candidate);
+      if (!std::includes(classes.begin(), classes.end(), now.begin(), now.end())) return false;
+      if (!classes.empty() && now.empty()) return false;
+      CaseReport report;
+      return case_failure(candidate, options_.oracle, report) == blame;
+    };
+    // 1. The choice sequence: every candidate is valid by construction.
+    ChoiceShrinkOptions choice_options;
+    choice_options.max_attempts = options_.shrink_attempts / 2;
+    choice_options.stop = options_.stop;
+    const std::vector<std::uint32_t> best = shrink_choices(
+        recorded,
+        [&](const std::vector<std::uint32_t>& candidate) {
+          ChoiceSource replay = ChoiceSource::replay(candidate);
+          return keeps_failure(generate_case(replay, options_.generator).test_case);
+        },
+        choice_options);
+    ChoiceSource replay = ChoiceSource::replay(best);
+    ir::Case c = generate_case(replay, options_.generator).test_case;
+    if (!keeps_failure(c)) c = original;
+    // 2. The IR: the oracle rejects invalid or racy candidates (they fail as "generator", not `blame`).
+    ReduceOptions reduce_options;
+    reduce_options.max_attempts = options_.shrink_attempts / 2;
+    return reduce_case(c, keeps_failure, reduce_options);
+  }
+
+  // ------------------------------------------------------------------------------ resume state
+
+  fs::path state_path() const { return fs::path(options_.out_dir) / kStateFile; }
+
+  void load_state() {
+    std::ifstream in(state_path());
+    if (!in) return;
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      result_.state_error = fmt::format("{}: unreadable campaign state, starting afresh", state_path().string());
+      return;
+    }
+    const bool same = j.value("seed", std::uint64_t{0}) == options_.seed &&
+                      j.value("shard_index", 0u) == options_.shard_index &&
+                      j.value("shard_count", 1u) == options_.shard_count &&
+                      j.value("features", std::uint64_t{0}) == options_.generator.allowed;
+    if (!same) return;  // another campaign's state: start afresh (failures on disk stay)
+    resumed_next_ = j.value("next_index", std::uint64_t{0});
+    next_.store(resumed_next_);
+    resumed_cases_ = j.value("cases", std::uint64_t{0});
+    resumed_elapsed_ = j.value("elapsed_seconds", 0.0);
+    if (j.contains("verdicts") && j["verdicts"].is_object())
+      for (const auto& [k, v] : j["verdicts"].items())
+        if (v.is_number_unsigned()) verdicts_[k] = v.get<std::uint64_t>();
+    if (j.contains("signatures") && j["signatures"].is_array())
+      for (const auto& s : j["signatures"])
+        if (s.is_string()) signatures_.insert(s.get<std::string>());
+    result_.resumed = true;
+  }
+
+  void save_state() {
+    std::lock_guard lock(mutex_);
+    save_state_locked();
+  }
+
+  void save_state_locked() {
+    if (options_.out_dir.empty()) return;
+    nlohmann::json j;
+    j["seed"] = options_.seed;
+    j["shard_index"] = options_.shard_index;
+    j["shard_count"] = options_.shard_count;
+    j["features"] = options_.generator.allowed;
+    j["next_index"] = next_.load();
+    j["cases"] = cases_done_.load() + resumed_cases_;
+    j["elapsed_seconds"] = elapsed();
+    j["verdicts"] = verdicts_;
+    j["signatures"] = std::vector<std::string>(signatures_.begin(), signatures_.end());
+    if (!write_atomically(state_path(), j.dump(2) + "\n"))
+      result_.state_error = fmt::format("{}: cannot write the campaign state", state_path().string());
+  }
+
+  const CampaignOptions& options_;
+  CampaignResult result_;
+  std::mutex mutex_;
+  std::atomic<std::uint64_t> next_{0};
+  std::atomic<std::uint64_t> cases_done_{0};
+  std::atomic<bool> done_{false};
+  std::map<std::string, std::uint64_t> verdicts_;
+  std::set<std::string> signatures_;
+  std::uint64_t resumed_next_ = 0, resumed_cases_ = 0;
+  double resumed_elapsed_ = 0;
+  Clock::time_point start_;
+  Clock::time_point last_progress_ = Clock::now();
+};
+
+}  // namespace
+
+std::uint64_t case_seed(std::uint64_t campaign_seed, std::uint64_t index) {
+  std::uint64_t z = campaign_seed ^ (index * 0x9e3779b97f4a7c15ull) ^ 0x5851f42d4c957f2dull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::optional<std::string> case_failure(const ir::Case& c, const OracleOptions& options, CaseReport& report) {
+  OracleOptions quick = options;
+  quick.locate_first_divergence = false;
+  report = evaluate_case(c, quick);
+  if (report.reference_verdict == ir::Verdict::Invalid) return std::string("generator");
+  if (const SplitOutcome* s = first_failing_split(report)) {
+    std::string blame = s->verdict == ir::Verdict::Error ? std::string("backend") : s->detail;
+    if (options.locate_first_divergence) report = evaluate_case(c, options);
+    return blame;
+  }
+  return std::nullopt;
+}
+
+std::string role_pattern(const ir::Case& c, const std::string& name) {
+  const ir::BufferDecl* decl = c.program.find_buffer(name);
+  if (decl == nullptr) return name;
+  std::string pattern = fmt::format("{}{}", ir::name_of(decl->access), decl->is_output ? "+output" : "");
+  auto plan = planner::plan_split(planner::vyre_0_7_2(), c.program);
+  if (!plan.ok()) return pattern;
+  const auto index = c.program.buffer_index(decl->name);
+  std::string roles;
+  for (const planner::PlannedSegment& seg : plan->segments) {
+    const planner::RoleDecision& d = seg.roles[*index].decision;
+    roles += roles.empty() ? "" : ",";
+    roles += d.disposition == planner::Disposition::Omit ? std::string("-")
+             : d.disposition == planner::Disposition::KeepUnchanged
+                 ? std::string("keep")
+                 : std::string(ir::name_of(d.access));
+  }
+  return fmt::format("{}->{}", pattern, roles);
+}
+
+CampaignResult run_campaign(const CampaignOptions& options) { return Campaign(options).run(); }
+
+}  // namespace gridcheck::props
