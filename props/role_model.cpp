@@ -104,6 +104,107 @@ const TabulatedRole* RoleTable::find(const RoleFacts& facts) const {
   return row.facts == facts ? &row : nullptr;
 }
 
+std::string short_description(const planner::RoleDecision& d) {
+  std::string s;
+  switch (d.disposition) {
+    case planner::Disposition::Omit: s = "omit"; break;
+    case planner::Disposition::KeepUnchanged: s = "keep"; break;
+    case planner::Disposition::Rewrite:
+      s = std::string(ir::name_of(d.access));
+      if (d.is_output) s += "+output";
+      if (d.live_out) s += "+live_out";
+      if (d.kind != planner::rederived_kind(d.access)) s += fmt::format(" kind={}", ir::name_of(d.kind));
+      break;
+  }
+  if (!d.reason.empty()) s += fmt::format(" ({})", d.reason);
+  return s;
+}
+
+namespace {
+
+struct TableField {
+  const char* name;
+  int count;
+  int (*get)(const RoleFacts&);
+  std::string (*value)(int);
+};
+
+std::string bool_value(int v) { return v ? "1" : "0"; }
+std::string fw_value(int v) { return std::string(planner::name_of(static_cast<FirstWriter>(v))); }
+
+const TableField kTableFields[] = {
+    {"r", 2, [](const RoleFacts& f) { return int(f.reads); }, bool_value},
+    {"w", 2, [](const RoleFacts& f) { return int(f.writes); }, bool_value},
+    {"fw", 4, [](const RoleFacts& f) { return int(f.first_writer); }, fw_value},
+    {"last", 2, [](const RoleFacts& f) { return int(f.last_segment); }, bool_value},
+    {"rl", 2, [](const RoleFacts& f) { return int(f.read_later); }, bool_value},
+    {"wl", 2, [](const RoleFacts& f) { return int(f.written_later); }, bool_value},
+};
+constexpr std::size_t kTableFieldCount = std::size(kTableFields);
+
+// Lines for the rows under a partial assignment: each line is the field columns from `level` on
+// plus "-> decision".
+std::vector<std::string> describe_rows(const std::vector<const TabulatedRole*>& rows, std::size_t level) {
+  if (rows.empty()) return {};
+  bool same = true;
+  const std::string first = short_description(rows[0]->decision);
+  for (const TabulatedRole* r : rows) same = same && short_description(r->decision) == first;
+  if (same || level == kTableFieldCount) {
+    std::string line;
+    for (std::size_t i = level; i < kTableFieldCount; ++i) line += fmt::format("{}=* ", kTableFields[i].name);
+    line.append("-> ").append(first);
+    return {line};
+  }
+  const TableField& field = kTableFields[level];
+  // Children by value, then values with identical children merged.
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // values, lines
+  for (int v = 0; v < field.count; ++v) {
+    std::vector<const TabulatedRole*> sub;
+    for (const TabulatedRole* r : rows)
+      if (field.get(r->facts) == v) sub.push_back(r);
+    std::vector<std::string> lines = describe_rows(sub, level + 1);
+    if (lines.empty()) continue;  // no consistent facts with this value
+    bool merged = false;
+    for (auto& g : groups)
+      if (g.second == lines) {
+        g.first.append("|").append(field.value(v));
+        merged = true;
+      }
+    if (!merged) groups.emplace_back(field.value(v), std::move(lines));
+  }
+  std::vector<std::string> out;
+  for (const auto& [values, lines] : groups)
+    for (const std::string& line : lines) out.push_back(fmt::format("{}={} {}", field.name, values, line));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> describe_table(const RoleTable& table) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // declaration names, lines
+  for (std::uint32_t decl = 0; decl < kModelDeclCount; ++decl) {
+    const ModelDecl& d = model_decls()[decl];
+    std::vector<const TabulatedRole*> rows;
+    for (const TabulatedRole& r : table.rows())
+      if (model_decl_index(r.facts.access, r.facts.is_output, r.facts.live_out) == decl) rows.push_back(&r);
+    std::vector<std::string> lines = describe_rows(rows, 0);
+    const std::string name = fmt::format("{}{}", d.name(), d.in_scope ? "" : " [outside the model: G012]");
+    bool merged = false;
+    for (auto& g : groups)
+      if (g.second == lines) {
+        g.first.append(", ").append(name);
+        merged = true;
+      }
+    if (!merged) groups.emplace_back(name, std::move(lines));
+  }
+  std::vector<std::string> out;
+  for (const auto& [names, lines] : groups) {
+    out.push_back(fmt::format("{}:", names));
+    for (const std::string& line : lines) out.push_back(fmt::format("  {}", line));
+  }
+  return out;
+}
+
 // ------------------------------------------------------------------ patterns
 
 Pattern Pattern::empty(std::uint32_t decl, std::uint32_t segments, std::uint32_t passes) {

@@ -88,6 +88,16 @@ class RoleTable {
   std::vector<std::int32_t> index_;  ///< facts key -> row, -1 when absent
 };
 
+/// "read_write (accumulator)", "omit (not referenced)", "write_only+output (...)": the decision's
+/// meaning (access, flags, kind when it is not the re-derived one) and the row that fired.
+std::string short_description(const planner::RoleDecision& decision);
+
+/// The table, compactly: declaration classes with identical sub-tables share a heading, and inside
+/// one, fact values that lead to the same decisions are merged ("fw=none|later", "*" for any).
+/// Facts: r, w (this segment reads / writes), fw (first writer), last (last segment), rl / wl (a
+/// later segment reads / writes).
+std::vector<std::string> describe_table(const RoleTable& table);
+
 // ------------------------------------------------------------------ patterns
 
 /// One scenario of the bounded model: a buffer of class `decl` in K segments run for N passes.

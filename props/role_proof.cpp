@@ -358,6 +358,13 @@ void no_element_writes(const Bounded& b, z3::expr_vector& cons) {
     for (const z3::expr& ew : pass) cons.push_back(!ew);
 }
 
+/// Some segment references the buffer (excludes the B1 shape, which every rule without a B1 fix has).
+void referenced_somewhere(const Bounded& b, z3::expr_vector& cons) {
+  z3::expr some = b.decl.ctx().bool_val(false);
+  for (std::uint32_t k = 0; k < b.segments; ++k) some = some || b.reads[k] || b.writes[k];
+  cons.push_back(some);
+}
+
 /// The element is written in segment 0 of pass 0 and by no later segment of that pass: a correct
 /// split must keep segment 0's value.
 void earlier_slot_written(const Bounded& b, z3::expr_vector& cons) {
@@ -395,7 +402,7 @@ const std::vector<Scenario>& scenarios() {
        }},
       {"A4", "output under fixpoint: the first-writer segment is write_only on every pass and zeroes the "
              "previous pass's slots",
-       "spec §10(a) A4", A::ReadWrite, true, true, 2, nullptr},
+       "spec §10(a) A4", A::ReadWrite, true, true, 2, referenced_somewhere},
       {"F1", "plain write_only buffer written in two segments: the later writer is zero-filled again",
        "spec §9 F1, §10 G10", A::WriteOnly, false, false, 1, earlier_slot_written},
       {"B1", "output that no segment references: the final output is never produced",
@@ -654,6 +661,12 @@ std::optional<Pattern> find_bounded_counterexample(const RoleTable& table, std::
   return prover.find_counterexample(segments, passes, decl, unknown);
 }
 
+std::string z3_version() {
+  unsigned major = 0, minor = 0, build = 0, revision = 0;
+  Z3_get_version(&major, &minor, &build, &revision);
+  return fmt::format("{}.{}.{}.{}", major, minor, build, revision);
+}
+
 ProofReport prove_role_rule(const planner::RoleRule& rule, std::string rule_name, const ProofOptions& options) {
   const auto start = Clock::now();
   ProofReport report;
@@ -718,19 +731,26 @@ ProofReport prove_role_rule(const planner::RoleRule& rule, std::string rule_name
     for (std::uint32_t decl = 0; decl < kModelDeclCount; ++decl) {
       const ModelDecl& d = model_decls()[decl];
       if (!d.in_scope) continue;
+      // First a counterexample in which some segment references the buffer (the B1 shape hides
+      // everything else), then any.
       bool done = false;
-      for (std::uint32_t n = 1; n <= options.catalogue_max_passes && !done; ++n)
-        for (std::uint32_t k = 2; k <= options.catalogue_max_segments && !done; ++k) {
-          std::optional<Pattern> found;
-          search.check(
-              k, n, [&](const Bounded& b, z3::expr_vector& cons) { cons.push_back(b.decl == en.decl_val(decl)); },
-              &found);
-          if (found) {
-            report.per_declaration.push_back(make_counterexample(
-                table, "decl:" + d.name(), "smallest counterexample for " + d.name(), "", std::move(*found)));
-            done = true;
+      for (const bool need_reference : {true, false})
+        for (std::uint32_t n = 1; n <= options.catalogue_max_passes && !done; ++n)
+          for (std::uint32_t k = 2; k <= options.catalogue_max_segments && !done; ++k) {
+            std::optional<Pattern> found;
+            search.check(
+                k, n,
+                [&](const Bounded& b, z3::expr_vector& cons) {
+                  cons.push_back(b.decl == en.decl_val(decl));
+                  if (need_reference) referenced_somewhere(b, cons);
+                },
+                &found);
+            if (found) {
+              report.per_declaration.push_back(make_counterexample(
+                  table, "decl:" + d.name(), "smallest counterexample for " + d.name(), "", std::move(*found)));
+              done = true;
+            }
           }
-        }
     }
   }
   report.total_ms = ms_since(start);

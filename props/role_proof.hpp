@@ -100,6 +100,9 @@ struct ProofReport {
   bool refuted() const;         ///< some bounded query found a counterexample
 };
 
+/// "4.8.12.0"
+std::string z3_version();
+
 /// Proves or refutes `rule` (named `rule_name` in the report).
 ProofReport prove_role_rule(const planner::RoleRule& rule, std::string rule_name, const ProofOptions& options = {});
 

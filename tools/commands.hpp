@@ -14,5 +14,6 @@ void register_validate(CLI::App& root, int& exit_code);
 void register_plan(CLI::App& root, int& exit_code);
 void register_run(CLI::App& root, int& exit_code);
 void register_devices(CLI::App& root, int& exit_code);
+void register_prove(CLI::App& root, int& exit_code);
 
 }  // namespace gridcheck::tools

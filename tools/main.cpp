@@ -15,12 +15,13 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "gridcheck 0.1.0");
 
   int exit_code = kExitOk;
-  constexpr std::array<CommandRegistrar, 5> kCommands = {
+  constexpr std::array<CommandRegistrar, 6> kCommands = {
       register_fmt,
       register_validate,
       register_plan,
       register_run,
       register_devices,
+      register_prove,
   };
   for (CommandRegistrar add : kCommands) add(app, exit_code);
 
