@@ -523,13 +523,15 @@ z3::expr invariant(const Statics& g, const State& s) {
          z3::implies(s.pass_start, !s.written_before && !s.consumed_before) &&  // I7
          z3::implies(!s.started, s.pass_start) &&                               // I8
          z3::implies(s.written_before, g.written_anywhere) &&                   // I9
-         z3::implies(s.consumed_before, g.seeded);                              // I10
+         z3::implies(s.consumed_before, g.seeded) &&                            // I10
+         z3::implies(g.written_anywhere, g.writable) &&                         // I11
+         z3::implies(s.written_before, s.present);                              // I12
 }
 
 z3::expr initial(const Statics& g, const State& s) {
   return g.in_scope && s.v == z3::ite(g.ref_in, g.caller, g.zero) && s.live == z3::ite(g.ci, g.caller, g.zero) &&
          s.present == (g.ci || (g.ba && g.seeded)) && s.pass_start && !s.started && !s.written_before &&
-         !s.consumed_before;
+         !s.consumed_before && z3::implies(g.written_anywhere, g.writable);
 }
 
 QueryOutcome run_query(z3::context& ctx, const ProofOptions& options, const z3::expr_vector& assertions) {
