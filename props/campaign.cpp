@@ -60,36 +60,6 @@ bool write_atomically(const fs::path& path, const std::string& text) {
   return !ec;
 }
 
-/// Adds the expectations a saved failure replays against: R's verdict and outputs, and every
-/// split's verdict.
-void record_expectations(ir::Case& c, const CaseReport& report) {
-  c.expectations.clear();
-  c.outputs.clear();
-  c.expectations.push_back({ir::Oracle::Reference, "", report.reference_verdict,
-                            report.reference_verdict == ir::Verdict::Ok ? "" : report.reference_detail, {}});
-  for (const SplitOutcome& s : report.splits) {
-    const auto oracle = ir::oracle_from_name(s.oracle);
-    if (!oracle) continue;
-    c.expectations.push_back({*oracle, s.profile, s.verdict, s.verdict == ir::Verdict::Match ? "" : s.detail, {}});
-  }
-  if (!report.reference.ok()) return;
-  for (const interp::OutputBuffer& out : report.reference.outputs) {
-    ir::ExpectedOutput e;
-    e.oracle = ir::Oracle::Reference;
-    e.buffer = out.name;
-    if (out.bytes.size() <= 64 * 4 && out.bytes.size() % 4 == 0) {
-      std::vector<std::uint32_t> words(out.bytes.size() / 4);
-      for (std::size_t i = 0; i < words.size(); ++i)
-        words[i] = std::uint32_t{out.bytes[4 * i]} | std::uint32_t{out.bytes[4 * i + 1]} << 8 |
-                   std::uint32_t{out.bytes[4 * i + 2]} << 16 | std::uint32_t{out.bytes[4 * i + 3]} << 24;
-      e.words = std::move(words);
-    } else {
-      e.hash = ir::fnv1a64(out.bytes.data(), out.bytes.size());
-    }
-    c.outputs.push_back(std::move(e));
-  }
-}
-
 class Campaign {
  public:
   explicit Campaign(const CampaignOptions& options) : options_(options) {}
@@ -164,17 +134,31 @@ class Campaign {
       ++verdicts_[verdict_key(overall_verdict(report))];
     }
     if (!blame) return;
-    handle_failure(index, seed, choices.recorded(), g.test_case, *blame);
+    handle_failure(index, seed, choices.recorded(), g.test_case, *blame, report);
   }
 
   void handle_failure(std::uint64_t index, std::uint64_t seed, const std::vector<std::uint32_t>& recorded,
-                      const ir::Case& original, const std::string& blame) {
+                      const ir::Case& original, const std::string& blame, const CaseReport& first) {
     CampaignFailure f;
     f.case_index = index;
     f.case_seed = seed;
     f.blame = blame;
     f.found_after_seconds = elapsed();
     f.statements_before = statement_count(original.program);
+    // Shrinking costs hundreds of oracle runs; a failure whose unshrunk signature (blame, classes,
+    // roles of the differing buffer) was already shrunk once is a duplicate.
+    {
+      const SplitOutcome* failing_first = first_failing_split(first);
+      const std::string buffer0 =
+          failing_first != nullptr && failing_first->divergence ? failing_first->divergence->final_diff.buffer : "";
+      const std::string pre = fmt::format("{}/{}/{}", blame, join_classes(divergence_classes(original)),
+                                          buffer0.empty() ? "-" : role_pattern(original, buffer0));
+      std::lock_guard lock(mutex_);
+      if (!unshrunk_signatures_.insert(pre).second) {
+        ++verdicts_["duplicate"];
+        return;
+      }
+    }
     ir::Case shrunk = original;
     if (options_.shrink) shrunk = shrink(recorded, original, blame);
     f.statements_after = statement_count(shrunk.program);
@@ -188,7 +172,7 @@ class Campaign {
     if (failing != nullptr && failing->divergence) buffer = failing->divergence->final_diff.buffer;
     f.role_pattern = buffer.empty() ? "-" : role_pattern(shrunk, buffer);
     f.signature = fmt::format("{}/{}/{}", f.blame, f.divergence_class, f.role_pattern);
-    record_expectations(shrunk, report);
+    record_expectations(shrunk, report);  // what replaying the saved case checks
     shrunk.name = fmt::format("fuzz-{}-{:08x}", f.divergence_class, static_cast<std::uint32_t>(ir::fnv1a64(
                                                                         f.signature.data(), f.signature.size())));
     shrunk.description = f.message;
@@ -215,7 +199,10 @@ class Campaign {
       const fs::path unshrunk = fs::path(options_.out_dir) / "unshrunk" / (shrunk.name + ".gc");
       std::error_code ec;
       fs::create_directories(unshrunk.parent_path(), ec);
-      write_atomically(unshrunk, ir::print(original));
+      ir::Case original_case = original;
+      record_expectations(original_case, first);
+      original_case.header_comments = {fmt::format("unshrunk original of {}", path.filename().string())};
+      write_atomically(unshrunk, ir::print(original_case));
     }
     result_.failures.push_back(f);
     if (options_.on_failure) options_.on_failure(result_.failures.back());
@@ -314,6 +301,7 @@ class Campaign {
   std::atomic<bool> done_{false};
   std::map<std::string, std::uint64_t> verdicts_;
   std::set<std::string> signatures_;
+  std::set<std::string> unshrunk_signatures_;
   std::uint64_t resumed_next_ = 0, resumed_cases_ = 0;
   double resumed_elapsed_ = 0;
   Clock::time_point start_;

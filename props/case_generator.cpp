@@ -100,10 +100,25 @@ class CaseGenerator {
   // ------------------------------------------------------------------------------------- shape
 
   void draw_features() {
+    std::vector<Feature> divergence;
     for (int i = 0; i < kFeatureCount; ++i) {
       const Feature f = static_cast<Feature>(i);
       if (!has(config_.allowed, f)) continue;
-      if (has(config_.forced, f) || c_.chance(1, 2)) features_ |= bit(f);
+      if (has(config_.forced, f)) {
+        features_ |= bit(f);
+      } else if (has(kDivergenceFeatures, f) && config_.max_divergence_features != 0) {
+        divergence.push_back(f);
+      } else if (c_.chance(1, 2)) {
+        features_ |= bit(f);
+      }
+    }
+    // Limited divergence features: how many (0..max), then which (distinct, uniformly).
+    const std::uint32_t limit = std::min<std::uint32_t>(config_.max_divergence_features,
+                                                        static_cast<std::uint32_t>(divergence.size()));
+    for (std::uint32_t k = c_.below(limit + 1); k > 0 && !divergence.empty(); --k) {
+      const std::uint32_t pick = c_.below(static_cast<std::uint32_t>(divergence.size()));
+      features_ |= bit(divergence[pick]);
+      divergence.erase(divergence.begin() + pick);
     }
   }
 

@@ -26,6 +26,10 @@ namespace gridcheck::props {
 struct GeneratorConfig {
   FeatureMask allowed = kBenignFeatures;  ///< features that may be switched on (each with chance 1/2)
   FeatureMask forced = 0;                 ///< features switched on in every case (subset of allowed)
+  /// At most this many divergence features (kDivergenceFeatures) per case, chosen uniformly among
+  /// the allowed ones (0 = no limit: each is on with chance 1/2). Small values keep failures to one
+  /// or two §10 classes, which makes shrinking and deduplication faster.
+  std::uint32_t max_divergence_features = 2;
   std::uint32_t max_segments = 4;
   std::uint32_t max_ops_per_segment = 6;
   std::uint32_t max_nesting = 2;

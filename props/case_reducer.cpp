@@ -199,7 +199,24 @@ class Reducer {
   bool try_program(const Edit& edit, const std::string& what) {
     ir::Case candidate = best_;
     candidate.program = apply(best_.program, edit);
+    drop_buffers_no_longer_referenced(candidate);
     return try_candidate(std::move(candidate), what);
+  }
+
+  /// Removing a buffer's last use and the buffer itself is one step: the use alone would leave an
+  /// unreferenced declaration, which is a different program class (for example an output no
+  /// segment produces, spec §10 B1).
+  void drop_buffers_no_longer_referenced(ir::Case& candidate) const {
+    const auto before = referenced_buffer_names(best_.program);
+    const auto after = referenced_buffer_names(candidate.program);
+    auto& buffers = candidate.program.mutable_buffers();
+    for (std::size_t i = buffers.size(); i-- > 0;) {
+      const std::uint32_t name = ir::index_of(buffers[i].name);
+      if (before.count(name) == 0 || after.count(name) != 0) continue;
+      const std::string spelled(candidate.program.name(buffers[i].name));
+      std::erase_if(candidate.inputs, [&](const ir::InputData& in) { return in.buffer == spelled; });
+      buffers.erase(buffers.begin() + static_cast<std::ptrdiff_t>(i));
+    }
   }
 
   // Deletes runs of statements, largest runs first (ddmin over every list).

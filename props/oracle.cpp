@@ -500,6 +500,44 @@ class CaseEvaluator {
 
 CaseReport evaluate_case(const ir::Case& c, const OracleOptions& options) { return CaseEvaluator(c, options).run(); }
 
+namespace {
+
+ir::ExpectedOutput expected_output(ir::Oracle oracle, const std::string& profile, const std::string& name,
+                                   const Bytes& bytes) {
+  ir::ExpectedOutput e;
+  e.oracle = oracle;
+  e.profile = profile;
+  e.buffer = name;
+  if (bytes.size() <= 64 * 4 && bytes.size() % 4 == 0) {
+    std::vector<std::uint32_t> words(bytes.size() / 4);
+    for (std::size_t i = 0; i < words.size(); ++i) words[i] = word_at(bytes, i);
+    e.words = std::move(words);
+  } else {
+    e.hash = ir::fnv1a64(bytes.data(), bytes.size());
+  }
+  return e;
+}
+
+}  // namespace
+
+void record_expectations(ir::Case& c, const CaseReport& report) {
+  c.expectations.clear();
+  c.outputs.clear();
+  c.expectations.push_back({ir::Oracle::Reference, "", report.reference_verdict,
+                            report.reference_verdict == ir::Verdict::Ok ? "" : report.reference_detail, {}});
+  if (report.reference.ok())
+    for (const interp::OutputBuffer& o : report.reference.outputs)
+      c.outputs.push_back(expected_output(ir::Oracle::Reference, "", o.name, o.bytes));
+  for (const SplitOutcome& s : report.splits) {
+    const auto oracle = ir::oracle_from_name(s.oracle);
+    if (!oracle) continue;
+    c.expectations.push_back({*oracle, s.profile, s.verdict, s.verdict == ir::Verdict::Match ? "" : s.detail, {}});
+    if (s.verdict == ir::Verdict::Diverge)
+      for (std::size_t i = 0; i < s.output_names.size() && i < s.outputs.size(); ++i)
+        c.outputs.push_back(expected_output(*oracle, s.profile, s.output_names[i], s.outputs[i]));
+  }
+}
+
 std::vector<ExpectationFailure> check_expectations(const ir::Case& c, const CaseReport& report) {
   std::vector<ExpectationFailure> failures;
   for (const ir::Expectation& e : c.expectations) {

@@ -95,6 +95,10 @@ planner::Bytes case_bytes(const ir::Case& c, std::string_view name);
 
 CaseReport evaluate_case(const ir::Case& c, const OracleOptions& options);
 
+/// Replaces a case's expectations with what `report` says: R's verdict and outputs (words up to 64
+/// elements, else an FNV-1a-64 hash), each split's verdict and detail, and a diverging split's outputs.
+void record_expectations(ir::Case& c, const CaseReport& report);
+
 /// A mismatch between a case's `expect` lines and a report.
 struct ExpectationFailure {
   ir::SourceLoc loc;

@@ -15,5 +15,9 @@ void register_plan(CLI::App& root, int& exit_code);
 void register_run(CLI::App& root, int& exit_code);
 void register_devices(CLI::App& root, int& exit_code);
 void register_prove(CLI::App& root, int& exit_code);
+void register_diff(CLI::App& root, int& exit_code);
+void register_fuzz(CLI::App& root, int& exit_code);
+void register_replay(CLI::App& root, int& exit_code);
+void register_reduce(CLI::App& root, int& exit_code);
 
 }  // namespace gridcheck::tools

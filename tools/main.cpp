@@ -1,5 +1,4 @@
 // gridcheck: test-and-verification harness for the grid-sync host split.
-#include <array>
 #include <cstdio>
 
 #include "tools/commands.hpp"
@@ -15,13 +14,17 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "gridcheck 0.1.0");
 
   int exit_code = kExitOk;
-  constexpr std::array<CommandRegistrar, 6> kCommands = {
+  const CommandRegistrar kCommands[] = {
       register_fmt,
       register_validate,
       register_plan,
       register_run,
       register_devices,
       register_prove,
+      register_diff,
+      register_fuzz,
+      register_replay,
+      register_reduce,
   };
   for (CommandRegistrar add : kCommands) add(app, exit_code);
 

@@ -1,0 +1,210 @@
+#include "tools/cli_support.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "ir/equality.hpp"
+#include "ir/text/case_file.hpp"
+#include "ir/text/literal.hpp"
+#include "ir/text/parser.hpp"
+
+namespace gridcheck::tools {
+namespace fs = std::filesystem;
+
+std::optional<LoadedCase> load_case(const std::string& path, bool quiet) {
+  const ir::Result<std::string> text = ir::read_case_text(path);
+  if (!text) {
+    if (!quiet) std::fputs(ir::render(text.diagnostics()).c_str(), stderr);
+    return std::nullopt;
+  }
+  ir::Result<ir::Case> parsed = ir::parse_case(*text, path);
+  if (!parsed) {
+    if (!quiet) std::fputs(ir::render(parsed.diagnostics(), *text).c_str(), stderr);
+    return std::nullopt;
+  }
+  return LoadedCase{std::move(parsed).value(), *text};
+}
+
+std::vector<std::string> collect_case_files(const std::vector<std::string>& paths, std::string& error) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      for (const auto& entry : fs::recursive_directory_iterator(p, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".gc") files.push_back(entry.path().string());
+      if (ec) {
+        error = fmt::format("{}: {}", p, ec.message());
+        return {};
+      }
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      error = fmt::format("{}: no such file or directory", p);
+      return {};
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+bool resolve_profiles(const std::vector<std::string>& names, std::vector<const planner::Profile*>& out,
+                      std::string& error) {
+  out.clear();
+  for (const std::string& name : names) {
+    if (name == "all") {
+      for (std::string_view n : planner::profile_names()) out.push_back(planner::find_profile(n));
+      continue;
+    }
+    const planner::Profile* p = planner::find_profile(name);
+    if (p == nullptr) {
+      std::string known;
+      for (std::string_view n : planner::profile_names()) known += (known.empty() ? "" : ", ") + std::string(n);
+      error = fmt::format("unknown profile '{}' (known: {})", name, known);
+      return false;
+    }
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  }
+  return true;
+}
+
+std::vector<const planner::Profile*> profiles_of_case(const ir::Case& c) {
+  std::vector<const planner::Profile*> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& name) {
+    if (name.empty() || !seen.insert(name).second) return;
+    if (const planner::Profile* p = planner::find_profile(name)) out.push_back(p);
+  };
+  for (const ir::Expectation& e : c.expectations) add(e.profile);
+  for (const ir::ExpectedOutput& o : c.outputs) add(o.profile);
+  if (out.empty()) out.push_back(&planner::vyre_0_7_2());
+  return out;
+}
+
+std::string format_buffer(ir::ScalarType element, const std::vector<std::uint8_t>& bytes, std::size_t max_values) {
+  const std::size_t n = bytes.size() / 4;
+  std::string s = fmt::format("{}[{}] = [", ir::name_of(element), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (n > max_values && i == max_values / 2) {
+      s += fmt::format("... {} more ..., ", n - max_values);
+      i = n - max_values / 2;
+    }
+    const std::uint32_t w = std::uint32_t{bytes[4 * i]} | std::uint32_t{bytes[4 * i + 1]} << 8 |
+                            std::uint32_t{bytes[4 * i + 2]} << 16 | std::uint32_t{bytes[4 * i + 3]} << 24;
+    s += ir::text::format_value(element, w);
+    if (i + 1 < n) s += ", ";
+  }
+  return s + "]";
+}
+
+namespace {
+
+std::string_view severity_name(ir::Severity s) {
+  switch (s) {
+    case ir::Severity::Error: return "error";
+    case ir::Severity::Warning: return "warning";
+    case ir::Severity::Note: return "note";
+  }
+  return "error";
+}
+
+nlohmann::json to_json(const interp::Site& s) {
+  return {{"line", s.loc.line}, {"col", s.loc.col}, {"path", s.path}, {"what", s.what}};
+}
+
+nlohmann::json to_json(const interp::InvocationIds& ids) {
+  return {{"global", ids.global}, {"local", ids.local}, {"workgroup", ids.workgroup}};
+}
+
+nlohmann::json to_json(const props::ByteDiff& d) {
+  return {{"buffer", d.buffer},
+          {"differing_values", d.differing_elements},
+          {"first_byte", d.first_byte},
+          {"element", d.element_index},
+          {"expected", d.expected_word},
+          {"actual", d.actual_word},
+          {"expected_bytes", d.expected_bytes},
+          {"actual_bytes", d.actual_bytes},
+          {"text", d.describe()}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ir::Diagnostic& d) {
+  nlohmann::json j = {{"severity", severity_name(d.severity)}, {"code", d.code}, {"file", d.file},
+                      {"line", d.loc.line}, {"col", d.loc.col}, {"message", d.message}};
+  if (!d.notes.empty()) {
+    j["notes"] = nlohmann::json::array();
+    for (const ir::Diagnostic& n : d.notes) j["notes"].push_back(to_json(n));
+  }
+  return j;
+}
+
+nlohmann::json to_json(const ir::Diagnostics& ds) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const ir::Diagnostic& d : ds) j.push_back(to_json(d));
+  return j;
+}
+
+nlohmann::json to_json(const props::CaseReport& report) {
+  nlohmann::json j;
+  const interp::RunResult& r = report.reference;
+  j["reference"] = {{"verdict", ir::name_of(report.reference_verdict)},
+                    {"detail", report.reference_detail},
+                    {"schedule_dependent", report.schedule_dependent},
+                    {"steps", r.steps},
+                    {"grid", r.grid},
+                    {"diagnostics", to_json(r.diagnostics)}};
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const interp::OutputBuffer& o : r.outputs)
+    outputs.push_back({{"name", o.name},
+                       {"type", ir::name_of(o.element)},
+                       {"bytes", o.bytes.size()},
+                       {"hash", fmt::format("0x{:016x}", ir::fnv1a64(o.bytes.data(), o.bytes.size()))}});
+  j["reference"]["outputs"] = outputs;
+  j["splits"] = nlohmann::json::array();
+  for (const props::SplitOutcome& s : report.splits) {
+    nlohmann::json sj = {{"oracle", s.oracle},   {"profile", s.profile},   {"verdict", ir::name_of(s.verdict)},
+                         {"detail", s.detail},   {"message", s.message},   {"comparison", s.comparison_rule},
+                         {"launches", s.launches}};
+    if (s.failure) sj["failure"] = to_json(s.failure->diagnostic);
+    if (s.divergence) {
+      const props::FirstDivergence& fd = *s.divergence;
+      nlohmann::json d = {{"final", to_json(fd.final_diff)}};
+      if (fd.segment) d["segment"] = {{"pass", *fd.pass}, {"index", *fd.segment}, {"diff", to_json(*fd.segment_diff)}};
+      if (fd.last_writer) d["last_writer"] = to_json(*fd.last_writer);
+      if (fd.last_writer_site) d["last_writer_site"] = to_json(*fd.last_writer_site);
+      sj["first_divergence"] = d;
+    }
+    j["splits"].push_back(std::move(sj));
+  }
+  return j;
+}
+
+std::string describe_report(const ir::Case& c, const props::CaseReport& report) {
+  std::string out;
+  const interp::RunResult& r = report.reference;
+  const std::string grid = r.grid[0] == 0 ? std::string("not chosen") : fmt::format("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]);
+  out += fmt::format("case {}: grid {}, fixpoint {}\n", c.name, grid, c.fixpoint);
+  out += fmt::format("R      {}{}{}\n", ir::name_of(report.reference_verdict), report.reference_detail.empty() ? "" : " ",
+                     report.reference_detail);
+  for (const interp::OutputBuffer& o : r.outputs) out += fmt::format("  {}: {}\n", o.name, format_buffer(o.element, o.bytes));
+  if (report.schedule_dependent) out += "  the reversed schedule gives different bytes: the case is racy\n";
+  for (const props::SplitOutcome& s : report.splits) {
+    out += fmt::format("{:<6} {:<12} {}{}{}  ({} launch{}, {})\n", s.oracle, s.profile, ir::name_of(s.verdict),
+                       s.detail.empty() ? "" : " ", s.detail, s.launches, s.launches == 1 ? "" : "es", s.comparison_rule);
+    if (!s.message.empty()) out += fmt::format("  {}\n", s.message);
+    if (s.verdict != ir::Verdict::Diverge) continue;
+    for (std::size_t i = 0; i < s.output_names.size() && i < s.outputs.size(); ++i) {
+      const ir::BufferDecl* decl = c.program.find_buffer(s.output_names[i]);
+      out += fmt::format("  {}: {}\n", s.output_names[i],
+                         format_buffer(decl ? decl->element : ir::ScalarType::U32, s.outputs[i]));
+    }
+  }
+  return out;
+}
+
+}  // namespace gridcheck::tools

@@ -1,0 +1,49 @@
+#pragma once
+// Pieces several subcommands share: loading a case with rendered diagnostics, choosing profiles,
+// rendering an oracle report as text (Amber-style) or JSON.
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "interp/result.hpp"
+#include "ir/case.hpp"
+#include "ir/diagnostic.hpp"
+#include "planner/profile.hpp"
+#include "props/oracle.hpp"
+
+namespace gridcheck::tools {
+
+struct LoadedCase {
+  ir::Case test_case;
+  std::string text;  ///< the file's text, for caret lines
+};
+
+/// Reads and parses `path`. On failure prints the rendered diagnostics to stderr (or nothing when
+/// `quiet`) and returns nullopt.
+std::optional<LoadedCase> load_case(const std::string& path, bool quiet = false);
+
+/// Every `.gc` file under each argument (a file, or a directory searched recursively), sorted.
+std::vector<std::string> collect_case_files(const std::vector<std::string>& paths, std::string& error);
+
+/// Resolves profile names ("all" = every registered profile); empty = the default profile.
+/// Returns false and sets `error` for an unknown name.
+bool resolve_profiles(const std::vector<std::string>& names, std::vector<const planner::Profile*>& out,
+                      std::string& error);
+/// The profiles a case's expectations mention (for replay); the default profile when none.
+std::vector<const planner::Profile*> profiles_of_case(const ir::Case& c);
+
+/// "u32[4] = [1, 2, 3, 4]" (long buffers are elided in the middle).
+std::string format_buffer(ir::ScalarType element, const std::vector<std::uint8_t>& bytes, std::size_t max_values = 32);
+
+nlohmann::json to_json(const ir::Diagnostic& d);
+nlohmann::json to_json(const ir::Diagnostics& ds);
+nlohmann::json to_json(const props::CaseReport& report);
+
+/// The R / H-cpu / H-gpu comparison for a person: R's outputs and verdict, each split's verdict and
+/// its first divergence.
+std::string describe_report(const ir::Case& c, const props::CaseReport& report);
+
+}  // namespace gridcheck::tools

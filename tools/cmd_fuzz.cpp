@@ -1,0 +1,194 @@
+// `gridcheck fuzz --seconds N [--seed S] [--profile P]... [--features LIST] [--jobs J] [--shard I/N]
+//                [--out DIR] [--max-cases N] [--no-shrink] [--json]`:
+// a differential campaign over generated cases (R vs H-cpu per profile). Prints the seed first, a
+// progress line every second on stderr, and each new unique failure with its file and replay
+// command. Ctrl-C stops after the current cases and saves the campaign state in DIR; running the
+// same command again resumes it.
+// Exit 0 when no failure was found, 1 when one was, 2 on bad usage, 130 when interrupted.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <memory>
+#include <thread>
+
+#include "props/campaign.hpp"
+#include "tools/cli_support.hpp"
+#include "tools/commands.hpp"
+#include "tools/exit_codes.hpp"
+
+namespace gridcheck::tools {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_interrupt(int) { g_stop.store(true); }
+
+struct FuzzArgs {
+  double seconds = 60;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::vector<std::string> profiles;
+  std::string features = "all";
+  unsigned jobs = 1;
+  std::string shard = "0/1";
+  std::string out;
+  std::uint64_t max_cases = 0;
+  bool no_shrink = false;
+  bool json = false;
+  std::string command;
+};
+
+bool parse_shard(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
+  unsigned i = 0, n = 0;
+  char slash = 0;
+  if (std::sscanf(text.c_str(), "%u%c%u", &i, &slash, &n) != 3 || slash != '/' || n == 0 || i >= n) return false;
+  index = i;
+  count = n;
+  return true;
+}
+
+std::string verdict_counts(const props::CampaignProgress& p) {
+  std::string out;
+  for (const auto& [verdict, count] : p.verdicts) out += fmt::format(" {} {}", verdict, count);
+  return out;
+}
+
+int run_fuzz(const FuzzArgs& args) {
+  props::CampaignOptions options;
+  options.seconds = args.seconds;
+  options.max_cases = args.max_cases;
+  options.seed = args.seed_given ? args.seed : static_cast<std::uint64_t>(::time(nullptr)) ^ (static_cast<std::uint64_t>(::getpid()) << 32);
+  options.jobs = args.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : args.jobs;
+  options.out_dir = args.out;
+  options.shrink = !args.no_shrink;
+  if (!parse_shard(args.shard, options.shard_index, options.shard_count)) {
+    std::fprintf(stderr, "gridcheck fuzz: --shard must be I/N with 0 <= I < N, got '%s'\n", args.shard.c_str());
+    return kExitBadInput;
+  }
+  const auto features = props::parse_feature_list(args.features);
+  if (!features) {
+    std::fprintf(stderr, "gridcheck fuzz: unknown feature in '%s' (names: %s, or all, benign, divergence)\n",
+                 args.features.c_str(), props::describe(props::kAllFeatures).c_str());
+    return kExitBadInput;
+  }
+  options.generator.allowed = *features;
+  std::string error;
+  if (!resolve_profiles(args.profiles, options.oracle.profiles, error)) {
+    std::fprintf(stderr, "gridcheck fuzz: %s\n", error.c_str());
+    return kExitBadInput;
+  }
+  std::string profile_list;
+  for (const planner::Profile* p : options.oracle.profiles) profile_list += (profile_list.empty() ? "" : ",") + p->name;
+  if (profile_list.empty()) profile_list = planner::vyre_0_7_2().name;
+  options.command = fmt::format("gridcheck fuzz --seed {} --features {} --profile {} --shard {}/{}{}", options.seed,
+                                args.features, profile_list, options.shard_index, options.shard_count,
+                                args.out.empty() ? "" : " --out " + args.out);
+
+  std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s, features %s, %u job%s, %s\n",
+               static_cast<unsigned long long>(options.seed), options.shard_index, options.shard_count,
+               profile_list.c_str(), props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
+               args.seconds > 0 ? fmt::format("{:g} s", args.seconds).c_str() : "no time limit");
+  std::fprintf(stderr, "  replay this campaign: %s%s\n", options.command.c_str(),
+               args.seconds > 0 ? fmt::format(" --seconds {:g}", args.seconds).c_str() : "");
+
+  g_stop.store(false);
+  options.stop = &g_stop;
+  struct sigaction action = {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  struct sigaction previous_int = {}, previous_term = {};
+  sigaction(SIGINT, &action, &previous_int);
+  sigaction(SIGTERM, &action, &previous_term);
+
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  options.on_progress = [&](const props::CampaignProgress& p) {
+    if (args.json) return;
+    const double rate = p.elapsed_seconds > 0 ? static_cast<double>(p.cases) / p.elapsed_seconds : 0;
+    std::fprintf(stderr, "%s[%6.1fs] %llu cases (%.0f/s):%s | %zu unique failure%s%s", tty ? "\r" : "",
+                 p.elapsed_seconds, static_cast<unsigned long long>(p.cases), rate, verdict_counts(p).c_str(),
+                 p.unique_failures, p.unique_failures == 1 ? "" : "s", tty ? "   " : "\n");
+  };
+  options.on_failure = [&](const props::CampaignFailure& f) {
+    if (args.json) return;
+    std::fprintf(stderr, "%snew failure %s after %.1f s (case %llu, %zu -> %zu statements)\n  %s\n", tty ? "\n" : "",
+                 f.signature.c_str(), f.found_after_seconds, static_cast<unsigned long long>(f.case_index),
+                 f.statements_before, f.statements_after, f.message.c_str());
+    if (!f.file.empty()) std::fprintf(stderr, "  saved %s\n  replay: gridcheck replay %s\n", f.file.c_str(), f.file.c_str());
+  };
+
+  const props::CampaignResult result = props::run_campaign(options);
+  sigaction(SIGINT, &previous_int, nullptr);
+  sigaction(SIGTERM, &previous_term, nullptr);
+
+  const props::CampaignProgress& p = result.progress;
+  if (!result.state_error.empty()) std::fprintf(stderr, "gridcheck fuzz: %s\n", result.state_error.c_str());
+  if (args.json) {
+    nlohmann::json j = {{"seed", options.seed},
+                        {"shard", args.shard},
+                        {"profiles", profile_list},
+                        {"features", props::describe(*features)},
+                        {"cases", p.cases},
+                        {"seconds", p.elapsed_seconds},
+                        {"verdicts", p.verdicts},
+                        {"interrupted", result.interrupted},
+                        {"resumed", result.resumed},
+                        {"failures", nlohmann::json::array()}};
+    for (const props::CampaignFailure& f : result.failures)
+      j["failures"].push_back({{"signature", f.signature},
+                               {"blame", f.blame},
+                               {"class", f.divergence_class},
+                               {"roles", f.role_pattern},
+                               {"found_after_seconds", f.found_after_seconds},
+                               {"case_index", f.case_index},
+                               {"statements_before", f.statements_before},
+                               {"statements_after", f.statements_after},
+                               {"message", f.message},
+                               {"file", f.file}});
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::fprintf(stderr, "%s%s after %.1f s: %llu cases (%.0f/s):%s\n", tty ? "\n" : "",
+                 result.interrupted ? "interrupted" : "done", p.elapsed_seconds,
+                 static_cast<unsigned long long>(p.cases),
+                 p.elapsed_seconds > 0 ? static_cast<double>(p.cases) / p.elapsed_seconds : 0.0,
+                 verdict_counts(p).c_str());
+    std::fprintf(stderr, "%zu unique failure%s\n", result.failures.size(), result.failures.size() == 1 ? "" : "s");
+    for (const props::CampaignFailure& f : result.failures)
+      std::fprintf(stderr, "  %-40s found after %6.1f s, %2zu statements  %s\n", f.signature.c_str(),
+                   f.found_after_seconds, f.statements_after, f.file.c_str());
+    if (result.interrupted && !args.out.empty())
+      std::fprintf(stderr, "state saved in %s; run the same command to resume\n", args.out.c_str());
+  }
+  if (result.interrupted) return 130;
+  return result.failures.empty() ? kExitOk : kExitMismatch;
+}
+
+}  // namespace
+
+void register_fuzz(CLI::App& root, int& exit_code) {
+  auto args = std::make_shared<FuzzArgs>();
+  CLI::App* cmd = root.add_subcommand(
+      "fuzz",
+      "Differential fuzzing: generate valid, race-free cases from a seed, compare R (true grid sync) with the split "
+      "(H-cpu) per profile, shrink each failure, deduplicate it by signature (blame/class/roles) and save it as a "
+      "replayable corpus case. Ctrl-C stops and saves the state in --out; the same command resumes. Exit 0 no "
+      "failure, 1 failures found, 2 bad usage, 130 interrupted.");
+  cmd->add_option("--seconds", args->seconds, "wall-clock budget (default 60; 0 = until --max-cases)");
+  cmd->add_option("--seed", args->seed, "campaign seed (default: time and pid; always printed)")
+      ->each([args](const std::string&) { args->seed_given = true; });
+  cmd->add_option("--profile", args->profiles, "planner profile(s) under test (default vyre-0.7.2; 'all')");
+  cmd->add_option("--features", args->features,
+                  "generator features that may be switched on: comma-separated names, or all (default), benign, "
+                  "divergence");
+  cmd->add_option("--jobs,-j", args->jobs, "worker threads (0 = one per core; default 1)");
+  cmd->add_option("--shard", args->shard, "I/N: take case indices i with i % N == I of the seed space (default 0/1)");
+  cmd->add_option("--out", args->out, "directory for failures (shrunk cases, unshrunk originals) and resume state");
+  cmd->add_option("--max-cases", args->max_cases, "stop after this many cases (0 = no limit)");
+  cmd->add_flag("--no-shrink", args->no_shrink, "save failures as generated, without shrinking");
+  cmd->add_flag("--json", args->json, "print one JSON summary to stdout instead of progress text");
+  cmd->callback([args, &exit_code] { exit_code = run_fuzz(*args); });
+}
+
+}  // namespace gridcheck::tools

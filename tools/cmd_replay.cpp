@@ -1,0 +1,180 @@
+// `gridcheck replay PATH... [--profile P]... [--junit FILE] [--json] [--update]`: runs every case
+// (files, or directories searched for *.gc) against its recorded expectations (`expect` lines) and
+// prints `N passed, M failed`. A case without any expectation fails: a regression case must say
+// what it expects. `--update` records the current verdicts and R outputs into each case file
+// instead of checking them (review the diff before committing it).
+// Exit 0 when every case passes, 1 when one fails, 2 on bad usage.
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+
+#include "ir/text/printer.hpp"
+#include "tools/cli_support.hpp"
+#include "tools/commands.hpp"
+#include "tools/exit_codes.hpp"
+
+namespace gridcheck::tools {
+namespace {
+
+struct ReplayArgs {
+  std::vector<std::string> paths;
+  std::vector<std::string> profiles;
+  std::string junit;
+  bool json = false;
+  bool update = false;
+  bool quiet = false;
+};
+
+struct CaseOutcome {
+  std::string file;
+  std::string name;
+  bool passed = false;
+  std::vector<std::string> failures;
+  double seconds = 0;
+};
+
+bool write_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+CaseOutcome replay_one(const std::string& file, const ReplayArgs& args) {
+  const auto start = std::chrono::steady_clock::now();
+  CaseOutcome outcome;
+  outcome.file = file;
+  auto loaded = load_case(file, /*quiet=*/true);
+  if (!loaded) {
+    outcome.failures.push_back("the file does not parse (run `gridcheck fmt` on it for the diagnostics)");
+    return outcome;
+  }
+  ir::Case& c = loaded->test_case;
+  outcome.name = c.name;
+  props::OracleOptions options;
+  if (args.profiles.empty()) {
+    options.profiles = profiles_of_case(c);
+  } else {
+    std::string error;
+    resolve_profiles(args.profiles, options.profiles, error);
+  }
+  const props::CaseReport report = props::evaluate_case(c, options);
+  if (args.update) {
+    props::record_expectations(c, report);
+    if (!write_file(file, ir::print(c))) outcome.failures.push_back("cannot write the updated case");
+  } else if (c.expectations.empty() && c.outputs.empty()) {
+    outcome.failures.push_back("no expectations recorded (record them with `gridcheck replay --update`)");
+  } else {
+    for (const props::ExpectationFailure& f : props::check_expectations(c, report))
+      outcome.failures.push_back(f.loc.known() ? fmt::format("{}:{}: {}", f.loc.line, f.loc.col, f.message) : f.message);
+  }
+  outcome.passed = outcome.failures.empty();
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return outcome;
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+bool write_junit(const std::string& path, const std::vector<CaseOutcome>& outcomes) {
+  std::size_t failed = 0;
+  double total = 0;
+  for (const CaseOutcome& o : outcomes) failed += o.passed ? 0 : 1, total += o.seconds;
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml += fmt::format("<testsuites tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n", outcomes.size(), failed, total);
+  xml += fmt::format("  <testsuite name=\"gridcheck.replay\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n",
+                     outcomes.size(), failed, total);
+  for (const CaseOutcome& o : outcomes) {
+    xml += fmt::format("    <testcase classname=\"corpus\" name=\"{}\" file=\"{}\" time=\"{:.3f}\"",
+                       xml_escape(o.name.empty() ? o.file : o.name), xml_escape(o.file), o.seconds);
+    if (o.passed) {
+      xml += "/>\n";
+      continue;
+    }
+    std::string text;
+    for (const std::string& f : o.failures) text += f + "\n";
+    xml += fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n", xml_escape(o.failures.front()),
+                       xml_escape(text));
+  }
+  xml += "  </testsuite>\n</testsuites>\n";
+  return write_file(path, xml);
+}
+
+int run_replay(const ReplayArgs& args) {
+  std::string error;
+  if (!args.profiles.empty()) {
+    std::vector<const planner::Profile*> check;
+    if (!resolve_profiles(args.profiles, check, error)) {
+      std::fprintf(stderr, "gridcheck replay: %s\n", error.c_str());
+      return kExitBadInput;
+    }
+  }
+  const std::vector<std::string> files = collect_case_files(args.paths, error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "gridcheck replay: %s\n", error.c_str());
+    return kExitBadInput;
+  }
+  std::vector<CaseOutcome> outcomes;
+  std::size_t passed = 0;
+  for (const std::string& file : files) {
+    outcomes.push_back(replay_one(file, args));
+    const CaseOutcome& o = outcomes.back();
+    passed += o.passed ? 1 : 0;
+    if (args.json) continue;
+    if (!o.passed || !args.quiet)
+      std::printf("%s %s%s\n", o.passed ? (args.update ? "UPDATED" : "PASS") : "FAIL", file.c_str(),
+                  o.passed ? "" : ":");
+    for (const std::string& f : o.failures) std::printf("    %s\n", f.c_str());
+  }
+  const std::size_t failed = outcomes.size() - passed;
+  if (!args.junit.empty() && !write_junit(args.junit, outcomes))
+    std::fprintf(stderr, "gridcheck replay: cannot write %s\n", args.junit.c_str());
+  if (args.json) {
+    nlohmann::json j = {{"passed", passed}, {"failed", failed}, {"cases", nlohmann::json::array()}};
+    for (const CaseOutcome& o : outcomes)
+      j["cases"].push_back({{"file", o.file}, {"name", o.name}, {"passed", o.passed}, {"failures", o.failures},
+                            {"seconds", o.seconds}});
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("%zu passed, %zu failed\n", passed, failed);
+  }
+  return failed == 0 ? kExitOk : kExitMismatch;
+}
+
+}  // namespace
+
+void register_replay(CLI::App& root, int& exit_code) {
+  auto args = std::make_shared<ReplayArgs>();
+  CLI::App* cmd = root.add_subcommand(
+      "replay",
+      "Replay corpus cases against their recorded expectations (R verdict and outputs, split verdicts per profile "
+      "and backend) and print `N passed, M failed`. Exit 0 when all pass, 1 when one fails, 2 on bad usage.");
+  cmd->add_option("paths", args->paths, "case files or directories (searched recursively for *.gc)")->required();
+  cmd->add_option("--profile", args->profiles,
+                  "planner profile(s) to run (default: those the case's expectations name, else vyre-0.7.2)");
+  cmd->add_option("--junit", args->junit, "also write a JUnit XML report to this file");
+  cmd->add_flag("--json", args->json, "print one JSON object to stdout instead of the text report");
+  cmd->add_flag("--update", args->update,
+                "record the current verdicts and R outputs into each case instead of checking them");
+  cmd->add_flag("-q,--quiet", args->quiet, "print only failing cases and the summary");
+  cmd->callback([args, &exit_code] { exit_code = run_replay(*args); });
+}
+
+}  // namespace gridcheck::tools
