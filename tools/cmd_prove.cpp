@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -34,6 +36,7 @@ struct ProveArgs {
   bool json = false;
   bool all_cases = false;
   bool no_table = false;
+  std::string save_cases;
 };
 
 std::string join(const std::vector<std::string>& xs, std::string_view sep) {
@@ -50,6 +53,7 @@ nlohmann::json outcome_json(const props::QueryOutcome& q) {
 
 struct Rendered {
   const props::Counterexample* cx = nullptr;
+  std::string name;
   std::string text;
   std::vector<std::string> facts;  ///< one line per segment
 };
@@ -57,12 +61,13 @@ struct Rendered {
 Rendered render(const props::RoleTable& table, const props::Counterexample& cx, const std::string& profile) {
   Rendered r;
   r.cx = &cx;
+  r.name = fmt::format("prove-{}-{}", profile, cx.id);
+  for (char& ch : r.name)
+    if (ch == ':' || ch == '+') ch = '-';
   props::RenderOptions ro;
   ro.profile = profile;
   ro.title = cx.title;
-  ro.name = fmt::format("prove-{}-{}", profile, cx.id);
-  for (char& ch : ro.name)
-    if (ch == ':' || ch == '+') ch = '-';
+  ro.name = r.name;
   if (!cx.spec.empty()) ro.meta.emplace_back("spec", cx.spec);
   r.text = ir::print(props::render_counterexample(table, cx.pattern, ro));
   for (std::uint32_t k = 0; k < cx.pattern.segments; ++k) {
@@ -148,6 +153,30 @@ int run_prove(const ProveArgs& args) {
   if (report.first && cases.empty()) cases.push_back(render(table, *report.first, run_profile->name));
   if (args.all_cases)
     for (const props::Counterexample& c : report.per_declaration) cases.push_back(render(table, c, run_profile->name));
+
+  if (!args.save_cases.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.save_cases, ec);
+    for (const Rendered& r : cases) {
+      // Written next to the target and renamed, so a reader never sees half a case.
+      const std::filesystem::path target = std::filesystem::path(args.save_cases) / (r.name + ".gc");
+      const std::filesystem::path partial = std::filesystem::path(args.save_cases) / (r.name + ".gc.partial");
+      {
+        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+        out << r.text;
+        if (!out) {
+          std::fprintf(stderr, "gridcheck prove: cannot write %s\n", partial.string().c_str());
+          return kExitBadInput;
+        }
+      }
+      std::filesystem::rename(partial, target, ec);
+      if (ec) {
+        std::fprintf(stderr, "gridcheck prove: cannot write %s: %s\n", target.string().c_str(), ec.message().c_str());
+        return kExitBadInput;
+      }
+      if (!args.json) std::fprintf(stderr, "saved %s\n", target.string().c_str());
+    }
+  }
 
   const bool inconclusive = !report.proven() && !report.refuted();
   const char* result = report.proven() ? "proven" : report.refuted() ? "refuted" : "inconclusive";
@@ -263,7 +292,8 @@ void register_prove(CLI::App& root, int& exit_code) {
       "Prove with Z3 that a profile's buffer-role rule makes the host split equal true grid sync slot for slot "
       "(bounded for K <= --max-segments segments and N <= --max-passes fixpoint passes, plus an inductive step "
       "for every K and N), or print the programs that break it as case files (docs/proof.md). "
-      "Exit 0 proven, 1 counterexample found, 2 bad usage, 3 inconclusive (timeout).");
+      "Exit 0 proven, 1 counterexample found, 2 bad usage or unwritable --save-cases, 3 inconclusive (a query timed "
+      "out, or the induction fails although no bounded counterexample exists).");
   cmd->add_option("--profile", args->profile, "planner profile whose table.role is proved (default vyre-0.7.2)");
   cmd->add_option("--rule", args->rule,
                   "prove this rule instead of the profile's: vyre-0.7.2, 0.6.1 (spec §9 H1), sound "
@@ -276,6 +306,8 @@ void register_prove(CLI::App& root, int& exit_code) {
   cmd->add_flag("--all-cases", args->all_cases,
                 "also print a case for the smallest counterexample of every affected declaration class");
   cmd->add_flag("--no-table", args->no_table, "do not print the role table");
+  cmd->add_option("--save-cases", args->save_cases,
+                  "also write each printed counterexample case to DIR/<case name>.gc (for the corpus)");
   cmd->callback([args, &exit_code] { exit_code = run_prove(*args); });
 }
 
