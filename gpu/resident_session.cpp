@@ -56,7 +56,7 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
   if (config.fixpoint_iterations == 0) return error(Code::BadInputs, "fixpoint_iterations is 0; a launch runs at least once");
   KernelOptions ko;
   ko.workgroup_override = config.workgroup_override;
-  ko.label = label_.empty() ? fmt::format("resident launch {}", launches_) : label_;
+  ko.label = label_;  // part of the GLSL text (the compile cache's key): never a per-launch counter
   ko.dump_dir = dump_dir_;
   ir::Result<Kernel> kernel = prepare_kernel(ctx_, compiler_, validations_, program, ko);
   if (!kernel) return to_launch_error(kernel.diagnostics().all().front());

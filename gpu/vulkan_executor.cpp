@@ -48,7 +48,7 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
 
   KernelOptions ko;
   ko.workgroup_override = config.workgroup_override;
-  ko.label = label_.empty() ? fmt::format("launch {}", launches_) : label_;
+  ko.label = label_;  // never a per-launch counter: the label is part of the GLSL text, the compile cache's key
   ko.dump_dir = dump_dir_;
   ko.validate = validate_;
   ir::Result<Kernel> kernel = prepare_kernel(*ctx_, compiler_, validations_, program, ko);

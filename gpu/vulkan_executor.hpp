@@ -48,7 +48,8 @@ class VulkanExecutor final : public planner::Executor {
   void set_dump_dir(std::optional<std::filesystem::path> dir) { dump_dir_ = std::move(dir); }
   /// Off: launches are only type-checked, not validated (for deliberately invalid programs).
   void set_validate(bool validate) { validate_ = validate; }
-  /// Labels the next launches' shaders ("segment 2 of 3"); empty: "launch N".
+  /// Labels the next launches' shaders ("segment 2 of 3"); it is a comment in the GLSL, so it must be
+  /// stable across launches of the same program for the compile cache to hit. Empty: no label.
   void set_label(std::string label) { label_ = std::move(label); }
 
   VulkanContext& context() { return *ctx_; }

@@ -349,7 +349,6 @@ TEST_F(Gpu_Executor, RepeatedLaunchesHitTheCompileAndPipelineCaches) {
   Builder b({1, 1, 1});
   auto out = b.output("out", 0, ScalarType::U32, 1);
   Program p = b.wrapped({b.store(out, b.u32(0), b.u32(41) + b.u32(1))});
-  exec().set_label("cached");
   for (int i = 0; i < 3; ++i) ASSERT_FALSE(launch(p, {}, grid(1)));
   EXPECT_EQ(exec().compiler().compiles(), 1u);
   EXPECT_EQ(exec().compiler().hits(), 2u);
