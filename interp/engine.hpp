@@ -10,6 +10,15 @@
 // with grid_sync every invocation's frame and every workgroup's memory stay resident, so locals,
 // workgroup memory and `return` survive the fence (true grid sync).
 //
+// Divergence: besides the arrival checks above (same barrier, no barrier/grid_sync mix), an `if` or
+// `loop` whose body holds a barrier records its branch / trip count per invocation (RecordIf,
+// RecordLoop, vyre's "if records the condition" rule); the k-th record of every invocation of the
+// workgroup (workgroup barriers) or of the grid (grid_sync) must agree, until the next release.
+//
+// Speed (style lesson 10): one loop runs all ready invocations of a workgroup, switching frames
+// in place; direct-threaded dispatch; observers cost nothing unless attached (a separate
+// instantiation of the loop).
+//
 // Preconditions (checked by interpreter.cpp before constructing): the grid and buffers are within
 // the resource limits, every storage buffer holds whole words up to 2^32-1 elements.
 

@@ -160,6 +160,19 @@ RunResult run_reference(const ir::Program& program, std::span<const Bytes> input
     return refused(options, kBufferCount, {},
                    fmt::format("the program has {} reference inputs but {} byte vectors were given", expected_inputs,
                                inputs.size()));
+  // Everything this function allocates, checked against the limit before any of it is.
+  std::uint64_t planned = 0;
+  {
+    std::size_t i = 0;
+    for (const ir::BufferDecl& d : decls) {
+      if (d.access == ir::BufferAccess::Workgroup) continue;
+      planned += ir::is_reference_input(d) ? inputs[i++].size() : ir::backend_allocation_bytes(d).value_or(0);
+    }
+  }
+  if (planned > options.limits.max_total_bytes)
+    return refused(options, kTooMuchMemory, {},
+                   fmt::format("the dispatch's buffers need {} bytes, more than the limit of {}", planned,
+                               options.limits.max_total_bytes));
   std::size_t next_input = 0;
   std::vector<Bytes> storage;
   std::vector<std::uint64_t> element_counts;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <set>
+
 #include "interp/interpreter.hpp"
 #include "interp/test_support.hpp"
 #include "ir/builder.hpp"
