@@ -632,8 +632,9 @@ struct RoleProver::Impl {
   std::vector<std::string> errors;
 };
 
-RoleProver::RoleProver(const RoleTable& table, const ProofOptions& options) : impl_(new Impl(table, options)) {}
-RoleProver::~RoleProver() { delete impl_; }
+RoleProver::RoleProver(const RoleTable& table, const ProofOptions& options)
+    : impl_(std::make_unique<Impl>(table, options)) {}
+RoleProver::~RoleProver() = default;
 
 std::optional<Pattern> RoleProver::find_counterexample(std::uint32_t segments, std::uint32_t passes,
                                                        std::optional<std::uint32_t> decl, bool* unknown) {

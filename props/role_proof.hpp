@@ -13,6 +13,7 @@
 // this library: a Z3 failure is an `unknown` outcome with its message.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -124,7 +125,7 @@ class RoleProver {
 
  private:
   struct Impl;
-  Impl* impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 /// Convenience: a RoleProver for one query.
