@@ -25,6 +25,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kStateFile = ".campaign-state.json";
+constexpr std::uint32_t kShrinksPerUnshrunkSignature = 3;
 
 std::string verdict_key(ir::Verdict v) { return std::string(ir::name_of(v)); }
 
@@ -126,15 +127,38 @@ class Campaign {
   void run_case(std::uint64_t index) {
     const std::uint64_t seed = case_seed(options_.seed, index);
     ChoiceSource choices = ChoiceSource::random(seed);
-    const GeneratedCase g = generate_case(choices, options_.generator);
+    const ir::Case c = generate(choices);
     CaseReport report;
-    const std::optional<std::string> blame = case_failure(g.test_case, options_.oracle, report);
+    const std::optional<std::string> blame = failure(c, report);
     {
       std::lock_guard lock(mutex_);
       ++verdicts_[verdict_key(overall_verdict(report))];
     }
     if (!blame) return;
-    handle_failure(index, seed, choices.recorded(), g.test_case, *blame, report);
+    handle_failure(index, seed, choices.recorded(), c, *blame, report);
+  }
+
+  // ------------------------------------------------------------- the target (CampaignTarget)
+
+  ir::Case generate(ChoiceSource& choices) const {
+    if (options_.target.generate) return options_.target.generate(choices);
+    return generate_case(choices, options_.generator).test_case;
+  }
+
+  std::optional<std::string> failure(const ir::Case& c, CaseReport& report) const {
+    if (options_.target.failure) return options_.target.failure(c, options_.oracle, report);
+    return case_failure(c, options_.oracle, report);
+  }
+
+  std::vector<std::string> classes(const ir::Case& c) const {
+    return options_.target.classes ? options_.target.classes(c) : divergence_classes(c);
+  }
+
+  std::string pattern(const ir::Case& c, const CaseReport& report) const {
+    if (options_.target.pattern) return options_.target.pattern(c, report);
+    const SplitOutcome* failing = first_failing_split(report);
+    const std::string buffer = failing != nullptr && failing->divergence ? failing->divergence->final_diff.buffer : "";
+    return buffer.empty() ? "-" : role_pattern(c, buffer);
   }
 
   void handle_failure(std::uint64_t index, std::uint64_t seed, const std::vector<std::uint32_t>& recorded,
@@ -146,15 +170,12 @@ class Campaign {
     f.found_after_seconds = elapsed();
     f.statements_before = statement_count(original.program);
     // Shrinking costs hundreds of oracle runs; a failure whose unshrunk signature (blame, classes,
-    // roles of the differing buffer) was already shrunk once is a duplicate.
+    // roles of the differing buffer) was already shrunk a few times is a duplicate. (More than once:
+    // an unshrunk case can hold several classes and shrink to only one of them.)
     {
-      const SplitOutcome* failing_first = first_failing_split(first);
-      const std::string buffer0 =
-          failing_first != nullptr && failing_first->divergence ? failing_first->divergence->final_diff.buffer : "";
-      const std::string pre = fmt::format("{}/{}/{}", blame, join_classes(divergence_classes(original)),
-                                          buffer0.empty() ? "-" : role_pattern(original, buffer0));
+      const std::string pre = fmt::format("{}/{}/{}", blame, join_classes(classes(original)), pattern(original, first));
       std::lock_guard lock(mutex_);
-      if (!unshrunk_signatures_.insert(pre).second) {
+      if (++unshrunk_signatures_[pre] > kShrinksPerUnshrunkSignature) {
         ++verdicts_["duplicate"];
         return;
       }
@@ -163,14 +184,11 @@ class Campaign {
     if (options_.shrink) shrunk = shrink(recorded, original, blame);
     f.statements_after = statement_count(shrunk.program);
     CaseReport report;
-    case_failure(shrunk, options_.oracle, report);
+    failure(shrunk, report);
     const SplitOutcome* failing = first_failing_split(report);
     f.message = failing != nullptr ? failing->message : report.reference_detail;
-    f.divergence_class = blame == "generator" ? "invalid-" + report.reference_detail
-                                              : join_classes(divergence_classes(shrunk));
-    std::string buffer;
-    if (failing != nullptr && failing->divergence) buffer = failing->divergence->final_diff.buffer;
-    f.role_pattern = buffer.empty() ? "-" : role_pattern(shrunk, buffer);
+    f.divergence_class = blame == "generator" ? "invalid-" + report.reference_detail : join_classes(classes(shrunk));
+    f.role_pattern = pattern(shrunk, report);
     f.signature = fmt::format("{}/{}/{}", f.blame, f.divergence_class, f.role_pattern);
     record_expectations(shrunk, report);  // what replaying the saved case checks
     shrunk.name = fmt::format("fuzz-{}-{:08x}", f.divergence_class, static_cast<std::uint32_t>(ir::fnv1a64(
@@ -213,14 +231,14 @@ class Campaign {
   /// have (otherwise shrinking drifts to an easier failure, e.g. deleting an output's only store
   /// turns any failure into B1).
   ir::Case shrink(const std::vector<std::uint32_t>& recorded, const ir::Case& original, const std::string& blame) {
-    const std::vector<std::string> classes = divergence_classes(original);
+    const std::vector<std::string> original_classes = classes(original);
     auto keeps_failure = [&](const ir::Case& candidate) {
       if (options_.stop != nullptr && options_.stop->load()) return false;
-      const std::vector<std::string> now = divergence_classes(candidate);
-      if (!std::includes(classes.begin(), classes.end(), now.begin(), now.end())) return false;
-      if (!classes.empty() && now.empty()) return false;
+      const std::vector<std::string> now = classes(candidate);
+      if (!std::includes(original_classes.begin(), original_classes.end(), now.begin(), now.end())) return false;
+      if (!original_classes.empty() && now.empty()) return false;
       CaseReport report;
-      return case_failure(candidate, options_.oracle, report) == blame;
+      return failure(candidate, report) == blame;
     };
     // 1. The choice sequence: every candidate is valid by construction.
     ChoiceShrinkOptions choice_options;
@@ -230,12 +248,13 @@ class Campaign {
         recorded,
         [&](const std::vector<std::uint32_t>& candidate) {
           ChoiceSource replay = ChoiceSource::replay(candidate);
-          return keeps_failure(generate_case(replay, options_.generator).test_case);
+          return keeps_failure(generate(replay));
         },
         choice_options);
     ChoiceSource replay = ChoiceSource::replay(best);
-    ir::Case c = generate_case(replay, options_.generator).test_case;
+    ir::Case c = generate(replay);
     if (!keeps_failure(c)) c = original;
+    if (!options_.target.reduce_ir) return c;
     // 2. The IR: the oracle rejects invalid or racy candidates (they fail as "generator", not `blame`).
     ReduceOptions reduce_options;
     reduce_options.max_attempts = options_.shrink_attempts / 2;
@@ -257,7 +276,8 @@ class Campaign {
     const bool same = j.value("seed", std::uint64_t{0}) == options_.seed &&
                       j.value("shard_index", 0u) == options_.shard_index &&
                       j.value("shard_count", 1u) == options_.shard_count &&
-                      j.value("features", std::uint64_t{0}) == options_.generator.allowed;
+                      j.value("features", std::uint64_t{0}) == options_.generator.allowed &&
+                      j.value("target", std::string("program")) == options_.target.name;
     if (!same) return;  // another campaign's state: start afresh (failures on disk stay)
     resumed_next_ = j.value("next_index", std::uint64_t{0});
     next_.store(resumed_next_);
@@ -284,6 +304,7 @@ class Campaign {
     j["shard_index"] = options_.shard_index;
     j["shard_count"] = options_.shard_count;
     j["features"] = options_.generator.allowed;
+    j["target"] = options_.target.name;
     j["next_index"] = next_.load();
     j["cases"] = cases_done_.load() + resumed_cases_;
     j["elapsed_seconds"] = elapsed();
@@ -301,7 +322,7 @@ class Campaign {
   std::atomic<bool> done_{false};
   std::map<std::string, std::uint64_t> verdicts_;
   std::set<std::string> signatures_;
-  std::set<std::string> unshrunk_signatures_;
+  std::map<std::string, std::uint32_t> unshrunk_signatures_;  ///< pre-shrink signature -> failures seen
   std::uint64_t resumed_next_ = 0, resumed_cases_ = 0;
   double resumed_elapsed_ = 0;
   Clock::time_point start_;

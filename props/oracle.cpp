@@ -13,6 +13,7 @@
 #include "ir/equality.hpp"
 #include "ir/typecheck.hpp"
 #include "ir/walk.hpp"
+#include "props/dag_oracle.hpp"
 #include "props/interp_executor.hpp"
 
 namespace gridcheck::props {
@@ -272,7 +273,11 @@ class CaseEvaluator {
       const std::vector<Bytes> inputs = split_inputs(profile);
       const SplitOutcome* cpu = nullptr;
       if (options_.cpu) {
-        InterpExecutor executor(interp_options());
+        // Races inside a segment launch (e.g. a propagated let that re-reads what the segment
+        // writes) make the split's own result schedule-dependent: report them as the split's failure.
+        interp::RunOptions per_launch = interp_options();
+        per_launch.detect_races = options_.detect_races;
+        InterpExecutor executor(per_launch);
         report_.splits.push_back(judge("H-cpu", profile, run_split(profile, inputs, executor), nullptr));
         cpu = &report_.splits.back();
         if (cpu->verdict == ir::Verdict::Diverge && options_.locate_first_divergence) locate(profile, inputs, report_.splits.back());
@@ -283,6 +288,7 @@ class CaseEvaluator {
         const SplitOutcome* cpu_now = options_.cpu ? &report_.splits[report_.splits.size() - 1] : nullptr;
         SplitOutcome gpu = judge(options_.gpu_name, profile, run, cpu_now);
         gpu.comparison_rule = rule_.describe();
+        if (options_.gpu_resident) check_resident_mode(profile, inputs, config, run, gpu);
         report_.splits.push_back(std::move(gpu));
       }
       (void)cpu;
@@ -426,6 +432,30 @@ class CaseEvaluator {
     return s;
   }
 
+  /// Resident mode must reproduce host mode exactly: same success or failure, same bytes.
+  void check_resident_mode(const planner::Profile& profile, const std::vector<Bytes>& inputs,
+                           const planner::RunConfig& config, const planner::SplitRun& host, SplitOutcome& outcome) const {
+    const planner::SplitRun resident = options_.gpu_resident(profile, c_.program, inputs, config);
+    std::string difference;
+    if (host.ok() != resident.ok()) {
+      difference = fmt::format("host mode {} but resident mode {}", host.ok() ? "succeeded" : "failed",
+                               resident.ok() ? "succeeded" : "failed: " + resident.failure->diagnostic.message);
+    } else if (host.ok()) {
+      for (std::size_t i = 0; i < host.output_names.size() && difference.empty(); ++i) {
+        const Bytes* r = resident.output(host.output_names[i]);
+        if (r == nullptr) {
+          difference = fmt::format("resident mode returned no '{}'", host.output_names[i]);
+        } else if (auto diff = compare(host.output_names[i], ir::ScalarType::U32, host.outputs[i], *r, ComparisonRule{})) {
+          difference = "resident mode differs from host mode: " + diff->describe();
+        }
+      }
+    }
+    if (difference.empty()) return;
+    outcome.verdict = ir::Verdict::Diverge;
+    outcome.detail = "lowering/driver";
+    outcome.message = difference;
+  }
+
   /// Re-runs R and H-cpu with observers to find the first segment whose end state differs from R's
   /// memory at the matching fence, and the invocation that last wrote the differing element in R.
   void locate(const planner::Profile& profile, const std::vector<Bytes>& inputs, SplitOutcome& outcome) const {
@@ -498,7 +528,16 @@ class CaseEvaluator {
 
 }  // namespace
 
-CaseReport evaluate_case(const ir::Case& c, const OracleOptions& options) { return CaseEvaluator(c, options).run(); }
+CaseReport evaluate_case(const ir::Case& c, const OracleOptions& options) {
+  CaseReport report = CaseEvaluator(c, options).run();
+  if (options.waves) append_wave_outcomes(c, options, report);
+  return report;
+}
+
+std::optional<ByteDiff> diff_bytes(std::string_view buffer, ir::ScalarType element, const Bytes& expected,
+                                   const Bytes& actual) {
+  return compare(buffer, element, expected, actual, ComparisonRule{});
+}
 
 namespace {
 
@@ -516,6 +555,12 @@ ir::ExpectedOutput expected_output(ir::Oracle oracle, const std::string& profile
     e.hash = ir::fnv1a64(bytes.data(), bytes.size());
   }
   return e;
+}
+
+/// A split expectation without a profile means vyre-0.7.2; R-waves without one means the kernel itself.
+std::string default_profile(ir::Oracle oracle, const std::string& profile) {
+  if (!profile.empty() || oracle == ir::Oracle::Waves) return profile;
+  return std::string(planner::vyre_0_7_2().name);
 }
 
 }  // namespace
@@ -548,7 +593,7 @@ std::vector<ExpectationFailure> check_expectations(const ir::Case& c, const Case
       detail = report.reference_detail;
     } else {
       const std::string_view oracle = ir::name_of(e.oracle);
-      const std::string profile = e.profile.empty() ? std::string(planner::vyre_0_7_2().name) : e.profile;
+      const std::string profile = default_profile(e.oracle, e.profile);
       const SplitOutcome* s = report.find(oracle, profile);
       if (s == nullptr) continue;  // that oracle did not run (no GPU, profile not selected)
       actual = s->verdict;
@@ -567,7 +612,7 @@ std::vector<ExpectationFailure> check_expectations(const ir::Case& c, const Case
     if (o.oracle == ir::Oracle::Reference) {
       if (const interp::OutputBuffer* b = report.reference.output(o.buffer)) actual = &b->bytes;
     } else {
-      const std::string profile = o.profile.empty() ? std::string(planner::vyre_0_7_2().name) : o.profile;
+      const std::string profile = default_profile(o.oracle, o.profile);
       const SplitOutcome* s = report.find(ir::name_of(o.oracle), profile);
       if (s == nullptr) continue;
       for (std::size_t i = 0; i < s->output_names.size() && i < s->outputs.size(); ++i)

@@ -32,12 +32,16 @@ using GpuSplitRunner = std::function<planner::SplitRun(const planner::Profile& p
 struct OracleOptions {
   std::vector<const planner::Profile*> profiles;  ///< empty: vyre-0.7.2
   bool cpu = true;                                 ///< run H-cpu
-  GpuSplitRunner gpu;                              ///< run H-gpu when set
+  GpuSplitRunner gpu;                              ///< run H-gpu (host mode) when set
+  /// H-gpu's resident mode: when set, it must give exactly the bytes (and verdict) of host mode.
+  GpuSplitRunner gpu_resident;
   std::string gpu_name = "H-gpu";
   bool detect_races = true;                        ///< R with the race detector
   bool check_schedules = true;                     ///< a second R run, reversed schedule
   std::uint64_t fuel = std::uint64_t{1} << 28;
   bool locate_first_divergence = true;             ///< on a mismatch, re-run with observers
+  /// DAG cases (props/dag_case.hpp): also run the wave-by-wave oracle R-waves (props/dag_oracle.hpp).
+  bool waves = true;
 };
 
 /// Amber-style description of two byte buffers that differ.
@@ -90,9 +94,14 @@ struct CaseReport {
   bool agrees() const;
 };
 
+/// Exact comparison of one buffer's bytes; nullopt when equal.
+std::optional<ByteDiff> diff_bytes(std::string_view buffer, ir::ScalarType element, const planner::Bytes& expected,
+                                   const planner::Bytes& actual);
+
 /// The caller's bytes for buffer `name` of a case: its input data, or zeros at the declared count.
 planner::Bytes case_bytes(const ir::Case& c, std::string_view name);
 
+/// R, then H-cpu / H-gpu per profile; for a DAG case also R-waves (appended to `splits`).
 CaseReport evaluate_case(const ir::Case& c, const OracleOptions& options);
 
 /// Replaces a case's expectations with what `report` says: R's verdict and outputs (words up to 64

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <set>
 
+#include <CLI/CLI.hpp>
+
 #include "ir/equality.hpp"
 #include "ir/text/case_file.hpp"
 #include "ir/text/literal.hpp"
@@ -98,6 +100,55 @@ std::string format_buffer(ir::ScalarType element, const std::vector<std::uint8_t
     if (i + 1 < n) s += ", ";
   }
   return s + "]";
+}
+
+void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
+  cmd->add_option("--backend", args.backend,
+                  allow_auto ? "cpu (H-cpu), gpu (H-gpu), both, or auto (default: H-gpu too for cases that record "
+                               "H-gpu verdicts)"
+                             : "cpu (H-cpu, default), gpu (H-gpu on Vulkan), or both")
+      ->check(CLI::IsMember(allow_auto ? std::vector<std::string>{"cpu", "gpu", "both", "auto"}
+                                       : std::vector<std::string>{"cpu", "gpu", "both"}));
+  cmd->add_option("--device", args.device, "Vulkan device index or name (default: first discrete GPU, else lavapipe)");
+  cmd->add_option("--mode", args.mode, "H-gpu split mode: host, resident, or both (default; they must agree)")
+      ->check(CLI::IsMember({"host", "resident", "both"}));
+  cmd->add_flag("--validation", args.validation, "enable Vulkan validation and synchronization validation layers");
+  cmd->add_option("--dump-glsl", args.dump_glsl, "write every lowered GLSL shader to this directory");
+}
+
+bool case_expects_gpu(const ir::Case& c) {
+  for (const ir::Expectation& e : c.expectations)
+    if (e.oracle == ir::Oracle::SplitGpu || e.oracle == ir::Oracle::WholeGpu) return true;
+  for (const ir::ExpectedOutput& o : c.outputs)
+    if (o.oracle == ir::Oracle::SplitGpu || o.oracle == ir::Oracle::WholeGpu) return true;
+  return false;
+}
+
+bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOptions& options,
+                   std::unique_ptr<props::GpuBackend>& holder, const char* command) {
+  const bool cpu = args.backend != "gpu";
+  const bool gpu = args.backend == "gpu" || args.backend == "both" || (args.backend == "auto" && case_wants_gpu);
+  options.cpu = cpu;
+  options.gpu = nullptr;
+  options.gpu_resident = nullptr;
+  if (!gpu) return true;
+  if (!holder) {
+    props::GpuBackendOptions gpu_options;
+    gpu_options.device = args.device;
+    gpu_options.validation = args.validation;
+    if (!args.dump_glsl.empty()) gpu_options.dump_glsl = args.dump_glsl;
+    auto opened = props::GpuBackend::open(gpu_options);
+    if (!opened) {
+      std::fprintf(stderr, "gridcheck %s: cannot open a Vulkan device for H-gpu:\n%s", command,
+                   ir::render(opened.diagnostics()).c_str());
+      return false;
+    }
+    holder = std::move(opened).value();
+  }
+  if (args.mode != "resident") options.gpu = holder->host_runner();
+  if (args.mode == "resident") options.gpu = holder->resident_runner();
+  if (args.mode == "both") options.gpu_resident = holder->resident_runner();
+  return true;
 }
 
 namespace {

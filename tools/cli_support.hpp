@@ -12,7 +12,12 @@
 #include "ir/case.hpp"
 #include "ir/diagnostic.hpp"
 #include "planner/profile.hpp"
+#include "props/gpu_backend.hpp"
 #include "props/oracle.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace gridcheck::tools {
 
@@ -37,6 +42,25 @@ std::vector<const planner::Profile*> profiles_of_case(const ir::Case& c);
 
 /// "u32[4] = [1, 2, 3, 4]" (long buffers are elided in the middle).
 std::string format_buffer(ir::ScalarType element, const std::vector<std::uint8_t>& bytes, std::size_t max_values = 32);
+
+/// Which executions a command runs besides R: `--backend cpu|gpu|both` (H-cpu, H-gpu) with the
+/// Vulkan device options. "auto" (replay's default) adds H-gpu for cases that record H-gpu verdicts.
+struct BackendArgs {
+  std::string backend = "cpu";
+  std::string device;
+  std::string mode = "both";  ///< H-gpu split mode: host, resident, or both (which must agree)
+  bool validation = false;
+  std::string dump_glsl;
+};
+void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto);
+
+/// Applies the backend choice to oracle options, opening the Vulkan device when H-gpu is wanted
+/// (once per process: `holder` keeps it). `case_wants_gpu` decides "auto". Returns false after
+/// printing the reason (bad value, no usable device).
+bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOptions& options,
+                   std::unique_ptr<props::GpuBackend>& holder, const char* command);
+/// True when a case records an expectation for H-gpu.
+bool case_expects_gpu(const ir::Case& c);
 
 nlohmann::json to_json(const ir::Diagnostic& d);
 nlohmann::json to_json(const ir::Diagnostics& ds);

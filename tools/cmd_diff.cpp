@@ -19,6 +19,7 @@ struct DiffArgs {
   std::string file;
   std::vector<std::string> profiles;
   bool json = false;
+  BackendArgs backend;
 };
 
 int run_diff(const DiffArgs& args) {
@@ -30,6 +31,8 @@ int run_diff(const DiffArgs& args) {
     std::fprintf(stderr, "gridcheck diff: %s\n", error.c_str());
     return kExitBadInput;
   }
+  std::unique_ptr<props::GpuBackend> gpu;
+  if (!apply_backend(args.backend, false, options, gpu, "diff")) return kExitBadInput;
   const props::CaseReport report = props::evaluate_case(loaded->test_case, options);
   int code = kExitOk;
   if (report.reference_verdict == ir::Verdict::Invalid && !report.schedule_dependent) code = kExitBadInput;
@@ -60,6 +63,7 @@ void register_diff(CLI::App& root, int& exit_code) {
   cmd->add_option("file", args->file, "case file (.gc)")->required();
   cmd->add_option("--profile", args->profiles, "planner profile(s) to compare (default: all registered)");
   cmd->add_flag("--json", args->json, "print one JSON object to stdout");
+  add_backend_options(cmd, args->backend, /*allow_auto=*/false);
   cmd->callback([args, &exit_code] { exit_code = run_diff(*args); });
 }
 

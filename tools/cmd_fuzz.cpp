@@ -5,6 +5,11 @@
 // command. Ctrl-C stops after the current cases and saves the campaign state in DIR; running the
 // same command again resumes it.
 // Exit 0 when no failure was found, 1 when one was, 2 on bad usage, 130 when interrupted.
+//
+// `--target dag` generates random wave DAGs instead (props/dag_generator.hpp), fuses each with the
+// first profile's megakernel rule and also checks the fused program against the waves run one by
+// one (R-waves, props/dag_oracle.hpp); `--mutant M` fuses with a megakernel mutant of that profile
+// (props/megakernel_mutants.hpp) to watch the property kill it.
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -15,6 +20,8 @@
 #include <thread>
 
 #include "props/campaign.hpp"
+#include "props/dag_campaign.hpp"
+#include "props/megakernel_mutants.hpp"
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
@@ -36,9 +43,12 @@ struct FuzzArgs {
   std::string shard = "0/1";
   std::string out;
   std::uint64_t max_cases = 0;
+  std::string target = "program";
+  std::string mutant;
   bool no_shrink = false;
   bool json = false;
   std::string command;
+  BackendArgs backend;
 };
 
 bool parse_shard(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
@@ -80,19 +90,51 @@ int run_fuzz(const FuzzArgs& args) {
     std::fprintf(stderr, "gridcheck fuzz: %s\n", error.c_str());
     return kExitBadInput;
   }
+  std::unique_ptr<props::GpuBackend> gpu;
+  if (!apply_backend(args.backend, false, options.oracle, gpu, "fuzz")) return kExitBadInput;
   std::string profile_list;
   for (const planner::Profile* p : options.oracle.profiles) profile_list += (profile_list.empty() ? "" : ",") + p->name;
   if (profile_list.empty()) profile_list = planner::vyre_0_7_2().name;
-  options.command = fmt::format("gridcheck fuzz --seed {} --features {} --profile {} --shard {}/{}{}", options.seed,
-                                args.features, profile_list, options.shard_index, options.shard_count,
-                                args.out.empty() ? "" : " --out " + args.out);
+  options.command = fmt::format("gridcheck fuzz --seed {} --features {} --profile {} --backend {} --shard {}/{}{}",
+                                options.seed, args.features, profile_list, args.backend.backend, options.shard_index,
+                                options.shard_count, args.out.empty() ? "" : " --out " + args.out);
+  // --target dag [--mutant M]: the first profile's megakernel rule (or its mutant) fuses the DAGs.
+  std::optional<planner::Profile> mutant;
+  if (args.target != "program" && args.target != "dag") {
+    std::fprintf(stderr, "gridcheck fuzz: --target must be program or dag, got '%s'\n", args.target.c_str());
+    return kExitBadInput;
+  }
+  if (!args.mutant.empty()) {
+    const props::MegakernelMutant* m = props::find_megakernel_mutant(args.mutant);
+    if (m == nullptr || args.target != "dag") {
+      std::string names;
+      for (const props::MegakernelMutant& k : props::megakernel_mutants())
+        names += (names.empty() ? "" : ", ") + std::string(k.name);
+      std::fprintf(stderr, "gridcheck fuzz: --mutant needs --target dag and one of: %s\n", names.c_str());
+      return kExitBadInput;
+    }
+    mutant = props::with_mutant(
+        options.oracle.profiles.empty() ? planner::vyre_0_7_2() : *options.oracle.profiles.front(), *m);
+    options.oracle.profiles = {&*mutant};
+    options.command += " --mutant " + args.mutant;
+  }
+  const planner::Profile& fusing =
+      options.oracle.profiles.empty() ? planner::vyre_0_7_2() : *options.oracle.profiles.front();
+  if (args.target == "dag") {
+    options.target = props::dag_campaign_target(props::DagConfig{}, fusing);
+    options.command += " --target dag";
+  }
 
-  std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s, features %s, %u job%s, %s\n",
+  if (options.oracle.gpu) options.jobs = 1;  // one device queue
+  std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s%s, features %s, %u job%s, %s\n",
                static_cast<unsigned long long>(options.seed), options.shard_index, options.shard_count,
-               profile_list.c_str(), props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
+               profile_list.c_str(), gpu ? (", H-gpu on " + gpu->device_name()).c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
                args.seconds > 0 ? fmt::format("{:g} s", args.seconds).c_str() : "no time limit");
   std::fprintf(stderr, "  replay this campaign: %s%s\n", options.command.c_str(),
                args.seconds > 0 ? fmt::format(" --seconds {:g}", args.seconds).c_str() : "");
+  if (args.target == "dag")
+    std::fprintf(stderr, "  target dag: wave DAGs fused by the megakernel rule of %s%s, checked wave by wave (R-waves)\n",
+                 fusing.name.c_str(), mutant ? fmt::format(" ({})", mutant->description).c_str() : "");
 
   g_stop.store(false);
   options.stop = &g_stop;
@@ -127,6 +169,7 @@ int run_fuzz(const FuzzArgs& args) {
   if (!result.state_error.empty()) std::fprintf(stderr, "gridcheck fuzz: %s\n", result.state_error.c_str());
   if (args.json) {
     nlohmann::json j = {{"seed", options.seed},
+                        {"target", args.target},
                         {"shard", args.shard},
                         {"profiles", profile_list},
                         {"features", props::describe(*features)},
@@ -188,6 +231,12 @@ void register_fuzz(CLI::App& root, int& exit_code) {
   cmd->add_option("--max-cases", args->max_cases, "stop after this many cases (0 = no limit)");
   cmd->add_flag("--no-shrink", args->no_shrink, "save failures as generated, without shrinking");
   cmd->add_flag("--json", args->json, "print one JSON summary to stdout instead of progress text");
+  cmd->add_option("--target", args->target,
+                  "what to generate: program (default) or dag (random wave DAGs fused by the first profile's "
+                  "megakernel rule, also compared with the waves run one by one)");
+  cmd->add_option("--mutant", args->mutant,
+                  "with --target dag: fuse with this megakernel mutant of the first profile (props/megakernel_mutants)");
+  add_backend_options(cmd, args->backend, /*allow_auto=*/false);
   cmd->callback([args, &exit_code] { exit_code = run_fuzz(*args); });
 }
 

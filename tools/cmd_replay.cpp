@@ -26,6 +26,7 @@ struct ReplayArgs {
   bool json = false;
   bool update = false;
   bool quiet = false;
+  BackendArgs backend{"auto"};
 };
 
 struct CaseOutcome {
@@ -46,7 +47,7 @@ bool write_file(const std::string& path, const std::string& text) {
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
-CaseOutcome replay_one(const std::string& file, const ReplayArgs& args) {
+CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::unique_ptr<props::GpuBackend>& gpu) {
   const auto start = std::chrono::steady_clock::now();
   CaseOutcome outcome;
   outcome.file = file;
@@ -63,6 +64,10 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args) {
   } else {
     std::string error;
     resolve_profiles(args.profiles, options.profiles, error);
+  }
+  if (!apply_backend(args.backend, case_expects_gpu(c), options, gpu, "replay")) {
+    outcome.failures.push_back("H-gpu is required but no Vulkan device could be opened");
+    return outcome;
   }
   const props::CaseReport report = props::evaluate_case(c, options);
   if (args.update) {
@@ -133,8 +138,9 @@ int run_replay(const ReplayArgs& args) {
   }
   std::vector<CaseOutcome> outcomes;
   std::size_t passed = 0;
+  std::unique_ptr<props::GpuBackend> gpu;
   for (const std::string& file : files) {
-    outcomes.push_back(replay_one(file, args));
+    outcomes.push_back(replay_one(file, args, gpu));
     const CaseOutcome& o = outcomes.back();
     passed += o.passed ? 1 : 0;
     if (args.json) continue;
@@ -174,6 +180,7 @@ void register_replay(CLI::App& root, int& exit_code) {
   cmd->add_flag("--update", args->update,
                 "record the current verdicts and R outputs into each case instead of checking them");
   cmd->add_flag("-q,--quiet", args->quiet, "print only failing cases and the summary");
+  add_backend_options(cmd, args->backend, /*allow_auto=*/true);
   cmd->callback([args, &exit_code] { exit_code = run_replay(*args); });
 }
 
