@@ -162,14 +162,6 @@ std::string_view severity_name(ir::Severity s) {
   return "error";
 }
 
-nlohmann::json to_json(const interp::Site& s) {
-  return {{"line", s.loc.line}, {"col", s.loc.col}, {"path", s.path}, {"what", s.what}};
-}
-
-nlohmann::json to_json(const interp::InvocationIds& ids) {
-  return {{"global", ids.global}, {"local", ids.local}, {"workgroup", ids.workgroup}};
-}
-
 nlohmann::json to_json(const props::ByteDiff& d) {
   return {{"buffer", d.buffer},
           {"differing_values", d.differing_elements},
@@ -183,6 +175,14 @@ nlohmann::json to_json(const props::ByteDiff& d) {
 }
 
 }  // namespace
+
+nlohmann::json to_json(const interp::Site& s) {
+  return {{"line", s.loc.line}, {"col", s.loc.col}, {"path", s.path}, {"what", s.what}};
+}
+
+nlohmann::json to_json(const interp::InvocationIds& ids) {
+  return {{"global", ids.global}, {"local", ids.local}, {"workgroup", ids.workgroup}};
+}
 
 nlohmann::json to_json(const ir::Diagnostic& d) {
   nlohmann::json j = {{"severity", severity_name(d.severity)}, {"code", d.code}, {"file", d.file},

@@ -62,6 +62,8 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
 /// True when a case records an expectation for H-gpu.
 bool case_expects_gpu(const ir::Case& c);
 
+nlohmann::json to_json(const interp::Site& s);
+nlohmann::json to_json(const interp::InvocationIds& ids);
 nlohmann::json to_json(const ir::Diagnostic& d);
 nlohmann::json to_json(const ir::Diagnostics& ds);
 nlohmann::json to_json(const props::CaseReport& report);

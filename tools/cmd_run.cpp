@@ -20,6 +20,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/literal.hpp"
 #include "ir/text/parser.hpp"
+#include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
 
@@ -32,6 +33,9 @@ struct RunArgs {
   bool races = false;
   std::uint64_t fuel = 0;  ///< 0 = the interpreter's default
   bool json = false;
+  std::string split;                  ///< "", "cpu", "gpu" or "both": also run the split and compare with R
+  std::vector<std::string> profiles;  ///< for --split
+  BackendArgs backend;                ///< device options for --split gpu
 };
 
 std::vector<std::uint32_t> words_of(const interp::Bytes& bytes) {
@@ -58,33 +62,6 @@ nlohmann::json typed_json(ir::ScalarType element, std::uint32_t word) {
     case ir::ScalarType::F32: return ir::text::format_value(element, word);
   }
   return word;
-}
-
-std::string_view severity_name(ir::Severity s) {
-  switch (s) {
-    case ir::Severity::Error: return "error";
-    case ir::Severity::Warning: return "warning";
-    case ir::Severity::Note: return "note";
-  }
-  return "error";
-}
-
-nlohmann::json to_json(const ir::Diagnostic& d) {
-  nlohmann::json j = {{"severity", severity_name(d.severity)}, {"code", d.code}, {"file", d.file},
-                      {"line", d.loc.line}, {"col", d.loc.col}, {"message", d.message}};
-  if (!d.notes.empty()) {
-    j["notes"] = nlohmann::json::array();
-    for (const ir::Diagnostic& n : d.notes) j["notes"].push_back(to_json(n));
-  }
-  return j;
-}
-
-nlohmann::json to_json(const interp::Site& s) {
-  return {{"line", s.loc.line}, {"col", s.loc.col}, {"path", s.path}, {"what", s.what}};
-}
-
-nlohmann::json to_json(const interp::InvocationIds& ids) {
-  return {{"global", ids.global}, {"local", ids.local}, {"workgroup", ids.workgroup}};
 }
 
 /// The outcome of checking one `expect R` line.
@@ -188,7 +165,7 @@ void print_text(const ir::Case& c, const std::string& text, const RunArgs& args,
                 check.message.c_str());
 }
 
-nlohmann::json to_json(const ir::Case& c, const RunArgs& args, const interp::RunResult& r,
+nlohmann::json run_to_json(const ir::Case& c, const RunArgs& args, const interp::RunResult& r,
                        const std::vector<Check>& checks, int exit_code) {
   nlohmann::json j;
   j["file"] = args.file;
@@ -255,7 +232,40 @@ int fail_input(const RunArgs& args, const ir::Diagnostics& ds, std::string_view 
   return kExitBadInput;
 }
 
+/// `--split cpu|gpu|both`: R against the split under each profile, byte for byte.
+int run_split_file(const RunArgs& args) {
+  const auto loaded = load_case(args.file);
+  if (!loaded) return kExitBadInput;
+  props::OracleOptions options;
+  std::string error;
+  if (!resolve_profiles(args.profiles, options.profiles, error)) {
+    std::fprintf(stderr, "gridcheck run: %s\n", error.c_str());
+    return kExitBadInput;
+  }
+  if (args.fuel != 0) options.fuel = args.fuel;
+  BackendArgs backend = args.backend;
+  backend.backend = args.split;
+  std::unique_ptr<props::GpuBackend> gpu;
+  if (!apply_backend(backend, false, options, gpu, "run")) return kExitBadInput;
+  const props::CaseReport report = props::evaluate_case(loaded->test_case, options);
+  int code = kExitOk;
+  if (report.reference_verdict == ir::Verdict::Invalid && !report.schedule_dependent) code = kExitBadInput;
+  for (const props::SplitOutcome& s : report.splits)
+    if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) code = kExitMismatch;
+  if (args.json) {
+    nlohmann::json j = to_json(report);
+    j["file"] = args.file;
+    j["exit_code"] = code;
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::fputs(ir::render(report.reference.diagnostics, loaded->text).c_str(), stderr);
+    std::fputs(describe_report(loaded->test_case, report).c_str(), stdout);
+  }
+  return code;
+}
+
 int run_case_file(const RunArgs& args) {
+  if (!args.split.empty()) return run_split_file(args);
   const auto schedule = interp::Schedule::parse(args.schedule);
   if (!schedule) {
     std::fprintf(stderr, "gridcheck run: bad --schedule '%s' (in-order, reversed or shuffle:SEED)\n", args.schedule.c_str());
@@ -275,7 +285,7 @@ int run_case_file(const RunArgs& args) {
   const std::vector<Check> checks = check_expectations(*parsed, result);
   const int code = exit_code_for(result, checks);
   if (args.json) {
-    std::printf("%s\n", to_json(*parsed, args, result, checks, code).dump(2).c_str());
+    std::printf("%s\n", run_to_json(*parsed, args, result, checks, code).dump(2).c_str());
   } else {
     print_text(*parsed, *text, args, result, checks);
   }
@@ -297,6 +307,16 @@ void register_run(CLI::App& root, int& exit_code) {
   cmd->add_flag("--races", args->races, "run the race detector (a racy run's verdict is `invalid race`)");
   cmd->add_option("--fuel", args->fuel, "instruction budget over all launches (default 2^32)");
   cmd->add_flag("--json", args->json, "print one JSON object (verdict, outputs, diagnostics, ...) to stdout");
+  cmd->add_option("--split", args->split,
+                  "also run the host split on cpu (H-cpu), gpu (H-gpu) or both and compare with R byte for byte: "
+                  "verdict match or diverge with the first differing buffer and byte (exit 1 on diverge)")
+      ->check(CLI::IsMember({"cpu", "gpu", "both"}));
+  cmd->add_option("--profile", args->profiles, "planner profile(s) for --split (default sound; 'all')");
+  cmd->add_option("--device", args->backend.device, "Vulkan device for --split gpu (index or name)");
+  cmd->add_option("--mode", args->backend.mode, "H-gpu split mode: host, resident, or both (default)")
+      ->check(CLI::IsMember({"host", "resident", "both"}));
+  cmd->add_option("--dump-glsl", args->backend.dump_glsl, "write every lowered GLSL shader to this directory");
+  cmd->add_flag("--validation", args->backend.validation, "enable Vulkan validation layers for --split gpu");
   cmd->callback([args, &exit_code] {
     try {
       exit_code = run_case_file(*args);
