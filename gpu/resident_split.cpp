@@ -71,6 +71,12 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
   // Steps 4-5 on the host (the seeding rule is the profile's), then everything goes to the device.
   LiveMap live;
   for (std::size_t i = 0; i < inputs.size(); ++i) live.insert_or_assign(plan.caller_inputs[i], LiveBuffer::borrowed(inputs[i]));
+  // The run's launch config and the split's own buffers (the sound profile's grid and scratch).
+  planner::RunConfig run_config = config;
+  if (auto error = rules.prepare_launches(program, plan, run_config, live)) {
+    fail(run, std::move(*error));
+    return run;
+  }
   if (auto error = rules.seed_inputs(program, plan, live)) {
     fail(run, std::move(*error));
     return run;
@@ -80,7 +86,7 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
       fail(run, read_back_failed(*e), std::nullopt, 0, e);
       return run;
     }
-  const std::uint32_t iterations = config.fixpoint_iterations.value_or(1);
+  const std::uint32_t iterations = run_config.fixpoint_iterations.value_or(1);
   if (iterations == 0) {
     fail(run, planner::split_error::zero_fixpoint());
     return run;
@@ -97,7 +103,7 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
           fail(run, planner::split_error::input_without_bytes(k, plan.segments.size(), name), k, pass);
           return run;
         }
-      const planner::LaunchConfig launch = rules.segment_launch(config, program, segment, schedule.segment_fixpoint);
+      const planner::LaunchConfig launch = rules.segment_launch(run_config, program, segment, schedule.segment_fixpoint);
       run.launches.push_back(planner::LaunchRecord{pass, k, launch});
       session.set_label(fmt::format("segment {} of {}", k + 1, plan.segments.size()));
       std::optional<LaunchError> error = session.launch(segment.program, launch, segment.input_names, segment.output_names);

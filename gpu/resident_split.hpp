@@ -4,7 +4,7 @@
 // buffers by name in a ResidentSession (gather + refresh without host copies), launches are queued into
 // one command buffer with barriers between them, and only final outputs are read back.
 //
-// Honoured profile hooks: seed_inputs, schedule, segment_launch, unsplit_launch, convergence,
+// Honoured profile hooks: prepare_launches, seed_inputs, schedule, segment_launch, unsplit_launch, convergence,
 // collect_final (the last two on host bytes read back after each pass; only when the schedule has more
 // than one pass). Not honoured: gather_inputs / refresh (the session's by-name rule is vyre's
 // `borrowed_grid_sync_inputs_by_name` / `refresh_named_outputs`; a mutant that replaces them runs in

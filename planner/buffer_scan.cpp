@@ -71,6 +71,47 @@ BufferAccessSet scan_segment_accesses(const ir::Program& segment) {
   return out;
 }
 
+namespace {
+
+// The post-0.7.2 scan (F2 fixed, `node_buffer_refs`): async endpoints, the indirect-dispatch count
+// buffer and the async/trap operand expressions are scanned; an Opaque node touches every buffer.
+void scan_stmt_complete(const ir::Program& program, ir::StmtId id, BufferAccessSet& out) {
+  const ir::Stmt& s = program.stmt(id);
+  switch (s.kind) {
+    case ir::StmtKind::If:
+    case ir::StmtKind::Loop:
+    case ir::StmtKind::Block:
+    case ir::StmtKind::Region:
+      for (ir::ExprId e : s.exprs) scan_expr_accesses(program, e, out);
+      for (ir::StmtId child : program.list(s.body)) scan_stmt_complete(program, child, out);
+      for (ir::StmtId child : program.list(s.otherwise)) scan_stmt_complete(program, child, out);
+      return;
+    case ir::StmtKind::AsyncLoad:
+    case ir::StmtKind::AsyncStore:
+      out.reads.emplace(program.name(s.names[0]));
+      out.writes.emplace(program.name(s.names[1]));
+      for (ir::ExprId e : s.exprs) scan_expr_accesses(program, e, out);
+      return;
+    case ir::StmtKind::IndirectDispatch: out.reads.emplace(program.name(s.names[0])); return;
+    case ir::StmtKind::Trap: scan_expr_accesses(program, s.exprs[0], out); return;
+    case ir::StmtKind::Opaque:
+      for (const ir::BufferDecl& b : program.buffers()) {
+        out.reads.emplace(program.name(b.name));
+        out.writes.emplace(program.name(b.name));
+      }
+      return;
+    default: scan_stmt_accesses(program, id, out); return;
+  }
+}
+
+}  // namespace
+
+BufferAccessSet scan_segment_accesses_complete(const ir::Program& segment) {
+  BufferAccessSet out;
+  for (ir::StmtId id : segment.entry_stmts()) scan_stmt_complete(segment, id, out);
+  return out;
+}
+
 FirstWriterMap first_writer_per_buffer(std::span<const BufferAccessSet> scans) {
   FirstWriterMap first;
   for (std::size_t k = 0; k < scans.size(); ++k)

@@ -39,6 +39,11 @@ void scan_stmt_accesses(const ir::Program& program, ir::StmtId id, BufferAccessS
 /// recurses into Block and Region).
 BufferAccessSet scan_segment_accesses(const ir::Program& segment);
 
+/// The scan with spec §9 F2 fixed (after 0.7.2): AsyncLoad/AsyncStore read their source and write
+/// their destination, IndirectDispatch reads its count buffer, async and trap operand expressions are
+/// scanned, and an Opaque node reads and writes every declared buffer.
+BufferAccessSet scan_segment_accesses_complete(const ir::Program& segment);
+
 /// `first_writer_segment_per_buffer`: for each written name, the index of the first segment whose
 /// scan writes it.
 using FirstWriterMap = std::map<std::string, std::size_t, std::less<>>;

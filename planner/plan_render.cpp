@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "planner/fence_split.hpp"
+
 namespace gridcheck::planner {
 namespace {
 
@@ -41,6 +43,15 @@ const BufferRoleRow* row_for(const PlannedSegment& segment, std::string_view nam
 }
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
+
+// "2 per invocation", "64 per workgroup"
+std::string scratch_size(const ScratchBuffer& s) {
+  std::string out;
+  if (s.words_per_invocation != 0) out = fmt::format("{} per invocation", s.words_per_invocation);
+  if (s.words_per_workgroup != 0)
+    out += fmt::format("{}{} per workgroup", out.empty() ? "" : " + ", s.words_per_workgroup);
+  return out;
+}
 
 void render_table(std::string& out, const PlannedSegment& segment) {
   constexpr std::array<std::string_view, 8> kHeader = {"buffer", "binding", "access", "kind",
@@ -82,10 +93,12 @@ std::string render_plan_text(const SplitPlan& plan, const RenderOptions& options
                      plan.fence_count == 1 ? "" : "s", n, n == 1 ? "" : "s");
   if (!plan.contains_fence)
     out += "; no grid_sync fence, so a dispatch runs the program unsplit";
-  else if (plan.fence_count == 0)
+  else if (plan.fence_count == 0 && n == 1 && contains_grid_sync(plan.segments[0].program))
     out += "; every fence is nested under if/loop and stays inside the single segment";
   out += "\n";
   out += fmt::format("caller inputs: {}\nfinal outputs: {}\n", join(plan.caller_inputs), join(plan.final_outputs));
+  for (const ScratchBuffer& s : plan.scratch)
+    out += fmt::format("scratch: {} ({}[{}]: {})\n", s.name, ir::name_of(s.element), scratch_size(s), s.purpose);
   for (std::size_t k = 0; k < n; ++k) {
     const PlannedSegment& s = plan.segments[k];
     out += fmt::format("\nsegment {} of {}\n", k, n);
@@ -161,7 +174,15 @@ nlohmann::json plan_to_json(const SplitPlan& plan, const RenderOptions& options)
     if (options.print_program) seg["ir"] = options.print_program(s.program);
     segments.push_back(std::move(seg));
   }
+  nlohmann::json scratch = nlohmann::json::array();
+  for (const ScratchBuffer& s : plan.scratch)
+    scratch.push_back({{"name", s.name},
+                       {"element", ir::name_of(s.element)},
+                       {"words_per_invocation", s.words_per_invocation},
+                       {"words_per_workgroup", s.words_per_workgroup},
+                       {"purpose", s.purpose}});
   return {{"profile", plan.profile},
+          {"scratch", scratch},
           {"contains_fence", plan.contains_fence},
           {"fence_count", plan.fence_count},
           {"caller_inputs", plan.caller_inputs},

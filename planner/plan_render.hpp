@@ -23,7 +23,8 @@ struct RenderOptions {
 
 std::string render_plan_text(const SplitPlan& plan, const RenderOptions& options = {});
 
-/// Schema: {profile, contains_fence, fence_count, caller_inputs[], final_outputs[], segments[{index,
+/// Schema: {profile, scratch[{name, element, words_per_invocation, words_per_workgroup, purpose}],
+/// contains_fence, fence_count, caller_inputs[], final_outputs[], segments[{index,
 /// inputs[], outputs[], let_prefix[], buffers[{name, binding, access, kind, element, count,
 /// is_output, pipeline_live_out, output_byte_range: [begin, end] | null, consumes_input,
 /// produces_output, rule}], roles[{name, facts{...}, decision{disposition, access?, kind?,

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "ir/abi.hpp"
+#include "planner/sound_profile.hpp"
 #include "planner/split_errors.hpp"
 
 namespace gridcheck::planner {
@@ -41,6 +42,12 @@ std::optional<ir::Diagnostic> vyre_seed_inputs(const ir::Program& source, const 
   return seed_backend_allocated_inputs(source, plan, live, ir::backend_allocation_bytes);
 }
 
+ir::Result<LoweredSource> vyre_lower(const ir::Program&) { return LoweredSource{}; }
+
+std::optional<ir::Diagnostic> vyre_prepare_launches(const ir::Program&, const SplitPlan&, RunConfig&, LiveMap&) {
+  return std::nullopt;
+}
+
 LaunchConfig vyre_segment_launch(const RunConfig& config, const ir::Program&, const PlannedSegment&,
                                  std::uint32_t segment_fixpoint) {
   LaunchConfig launch;
@@ -71,6 +78,7 @@ Profile make_vyre_0_7_2() {
   p.description =
       "the production planner of vyre-driver 0.7.2, bugs included (spec §6-§7; divergences §10; F1-F4 present)";
 
+  p.split.lower = vyre_lower;
   p.split.contains_fence = contains_grid_sync;
   p.split.peel = peel_wrappers;
   p.split.hoist = hoist_grid_sync_barriers;
@@ -91,6 +99,7 @@ Profile make_vyre_0_7_2() {
   p.dispatch.refresh = refresh_named_outputs;
   p.dispatch.schedule = [](std::uint32_t iterations) { return PassSchedule{iterations, 1}; };
   p.dispatch.convergence = [] { return std::make_unique<FingerprintConvergence>(); };
+  p.dispatch.prepare_launches = vyre_prepare_launches;
   p.dispatch.segment_launch = vyre_segment_launch;
   p.dispatch.unsplit_launch = vyre_unsplit_launch;
   p.dispatch.launch_guard = vyre_launch_guard;
@@ -104,10 +113,12 @@ Profile make_vyre_0_7_2() {
   return p;
 }
 
-// The registry. A later profile appends its factory here.
+// The registry, in registration order: the default (sound) first. A later profile appends its
+// factory here.
 const std::vector<Profile>& registry() {
   static const std::vector<Profile> profiles = [] {
     std::vector<Profile> all;
+    all.push_back(make_sound_profile(make_vyre_0_7_2()));
     all.push_back(make_vyre_0_7_2());
     return all;
   }();
@@ -116,7 +127,9 @@ const std::vector<Profile>& registry() {
 
 }  // namespace
 
-const Profile& vyre_0_7_2() { return registry().front(); }
+const Profile& sound() { return registry()[0]; }
+const Profile& vyre_0_7_2() { return registry()[1]; }
+const Profile& default_profile() { return sound(); }
 
 const Profile* find_profile(std::string_view name) {
   for (const Profile& p : registry())

@@ -27,8 +27,18 @@
 
 namespace gridcheck::planner {
 
+/// What the split cuts (not a vyre 0.7.2 step): the source itself, or a lowered copy that the
+/// sound profile builds (fences under uniform control flow lowered, every fence at the top level,
+/// spill/restore code around each fence) with extra scratch buffers declared after the source's.
+struct LoweredSource {
+  std::optional<ir::Program> program;  ///< nullopt: cut the source as is
+  std::vector<ScratchBuffer> scratch;  ///< buffers of `program` beyond the source's, in order
+};
+
 /// Spec §6.2–§6.6: how a program becomes segment programs.
 struct SplitRules {
+  /// Before §6.3: the program to cut, or refusals (sound: SR codes). vyre 0.7.2: the source as is.
+  std::function<ir::Result<LoweredSource>(const ir::Program& source)> lower;
   /// §6.2 routing: does a dispatch go through the split at all (deep search in 0.7.2)?
   std::function<bool(const ir::Program&)> contains_fence;
   /// §6.3
@@ -76,6 +86,13 @@ struct DispatchRules {
   std::function<PassSchedule(std::uint32_t iterations)> schedule;
   /// Step 8: early exit (a fresh object per run).
   std::function<std::unique_ptr<Convergence>()> convergence;
+  /// Between steps 4 and 5 (not in vyre 0.7.2): fixes the config every launch of this run uses and
+  /// adds live entries the split itself needs (the sound profile: the whole program's grid, spec
+  /// §10 G1, and zeroed SplitPlan::scratch buffers sized for it). `live` holds the caller's inputs.
+  /// vyre 0.7.2: nothing.
+  std::function<std::optional<ir::Diagnostic>(const ir::Program& source, const SplitPlan&, RunConfig& config,
+                                              LiveMap& live)>
+      prepare_launches;
   /// Step 7: the launch config of one segment (G1: the grid is the caller's explicit one or none).
   std::function<LaunchConfig(const RunConfig&, const ir::Program& source, const PlannedSegment&,
                              std::uint32_t segment_fixpoint)>
@@ -106,13 +123,24 @@ struct Profile {
 
 /// The production planner of vyre-driver 0.7.2, bugs included (spec §6–§7, §10).
 const Profile& vyre_0_7_2();
+/// Our planner (DESIGN §4, planner/sound_profile.hpp): byte-identical to true grid sync on valid
+/// race-free programs, or a refusal (SR codes) before anything runs. The default profile.
+const Profile& sound();
+/// The profile used when a caller names none: sound.
+const Profile& default_profile();
 
-/// A registered profile by name ("vyre-0.7.2"); nullptr when unknown.
+/// A registered profile by name ("sound", "vyre-0.7.2"); nullptr when unknown.
 const Profile* find_profile(std::string_view name);
 /// Names of the registered profiles, in registration order.
 std::vector<std::string_view> profile_names();
 
 // ------------------------------------------------ vyre 0.7.2 steps not defined elsewhere
+
+/// vyre 0.7.2 cuts the source itself: {nullopt, no scratch}.
+ir::Result<LoweredSource> vyre_lower(const ir::Program& source);
+/// vyre 0.7.2 launches every segment with the caller's config: nothing to prepare.
+std::optional<ir::Diagnostic> vyre_prepare_launches(const ir::Program& source, const SplitPlan& plan,
+                                                    RunConfig& config, LiveMap& live);
 
 /// `segment_input_names`: declaration order, not workgroup, ir::is_dispatch_input.
 std::vector<std::string> vyre_input_names(const ir::Program& program);

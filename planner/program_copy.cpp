@@ -50,6 +50,33 @@ ir::BufferDecl ProgramCopier::buffer(const ir::BufferDecl& decl) {
   return copy;
 }
 
+ir::ExprId clone_expr(ir::Program& p, ir::ExprId id) {
+  if (id == ir::kNoExpr) return ir::kNoExpr;
+  ir::Expr e = p.expr(id);  // by value: the arena grows below
+  for (ir::ExprId& operand : e.operands) operand = clone_expr(p, operand);
+  return p.add_expr(e, p.loc(id));
+}
+
+std::vector<ir::StmtId> clone_stmts(ir::Program& p, std::span<const ir::StmtId> ids) {
+  const std::vector<ir::StmtId> originals(ids.begin(), ids.end());  // `ids` may point into the pool
+  std::vector<ir::StmtId> out;
+  out.reserve(originals.size());
+  for (ir::StmtId id : originals) out.push_back(clone_stmt(p, id));
+  return out;
+}
+
+ir::StmtId clone_stmt(ir::Program& p, ir::StmtId id) {
+  ir::Stmt s = p.stmt(id);
+  for (ir::ExprId& e : s.exprs) e = clone_expr(p, e);
+  if (s.has_body()) {
+    const std::vector<ir::StmtId> body = clone_stmts(p, p.list(s.body));
+    const std::vector<ir::StmtId> otherwise = clone_stmts(p, p.list(s.otherwise));
+    s.body = p.add_list(body);
+    s.otherwise = p.add_list(otherwise);
+  }
+  return p.add_stmt(s, p.loc(id));
+}
+
 ir::Program program_from(const ir::Program& from, std::span<const ir::BufferDecl> buffers,
                          std::span<const ir::StmtId> entry) {
   ir::Program to;

@@ -30,6 +30,12 @@ class ProgramCopier {
   std::vector<ir::NameId> names_;  // index: name in `from`; kNoName until interned
 };
 
+/// Deep copies of a subtree inside one arena (new statement and expression nodes, same names and
+/// locations): an unrolled loop body gets private nodes per iteration.
+ir::ExprId clone_expr(ir::Program& p, ir::ExprId id);
+ir::StmtId clone_stmt(ir::Program& p, ir::StmtId id);
+std::vector<ir::StmtId> clone_stmts(ir::Program& p, std::span<const ir::StmtId> ids);
+
 /// A program with `from`'s workgroup size, the given declarations (names of `from`) and an entry
 /// copied from `entry` (statements of `from`).
 ir::Program program_from(const ir::Program& from, std::span<const ir::BufferDecl> buffers,

@@ -92,12 +92,33 @@ FirstWriter relation(std::size_t first, std::size_t k) {
 
 bool after(std::size_t last, std::size_t k) { return last != kNone && last > k; }
 
+// A scratch buffer (SplitPlan::scratch) is the planner's own: declared read_write where a segment
+// references it (read only where it only restores), omitted elsewhere. Not a role rule: the facts of a source buffer do not apply.
+RoleDecision scratch_role(const RoleFacts& f) {
+  if (!f.reads && !f.writes) return RoleDecision{Disposition::Omit, {}, {}, false, false, "scratch, not referenced"};
+  RoleDecision d;
+  d.disposition = Disposition::Rewrite;
+  // Written: other invocations' slots must survive, so the segment consumes the live bytes.
+  d.access = f.writes ? ir::BufferAccess::ReadWrite : ir::BufferAccess::ReadOnly;
+  d.kind = rederived_kind(d.access);
+  d.reason = f.reads && f.writes ? "scratch: restore and spill" : f.writes ? "scratch: spill" : "scratch: restore";
+  return d;
+}
+
 }  // namespace
 
-ir::Result<SplitPlan> plan_split(const Profile& profile, const ir::Program& program) {
+ir::Result<SplitPlan> plan_split(const Profile& profile, const ir::Program& source) {
   SplitPlan plan;
   plan.profile = profile.name;
-  plan.contains_fence = profile.split.contains_fence(program);
+  plan.contains_fence = profile.split.contains_fence(source);
+  ir::Result<LoweredSource> lowered = profile.split.lower(source);
+  if (!lowered) return lowered.diagnostics();
+  // The program that is cut: the source, or its lowered copy whose buffer table is the source's
+  // followed by the scratch buffers.
+  const ir::Program& program = lowered->program ? *lowered->program : source;
+  const std::size_t source_buffers = source.buffers().size();
+  GC_ASSERT(program.buffers().size() == source_buffers + lowered->scratch.size());
+  plan.scratch = std::move(lowered->scratch);
   RawSplit raw = split_on_grid_sync(profile, program);
   plan.fence_count = raw.fence_count;
 
@@ -116,15 +137,15 @@ ir::Result<SplitPlan> plan_split(const Profile& profile, const ir::Program& prog
     decls.reserve(table.buffers);
     const std::span<const ir::BufferDecl> raw_decls = raw.segments[k].buffers();
     for (std::size_t b = 0; b < table.buffers; ++b) {
-      const ir::BufferDecl& source = program.buffers()[b];
-      const std::string_view name = program.name(source.name);
-      const RoleFacts facts = role_facts(source, table.reads[k * table.buffers + b] != 0,
+      const ir::BufferDecl& declared = program.buffers()[b];
+      const std::string_view name = program.name(declared.name);
+      const RoleFacts facts = role_facts(declared, table.reads[k * table.buffers + b] != 0,
                                          table.writes[k * table.buffers + b] != 0, relation(table.first_writer[b], k),
                                          k + 1 == n, after(table.last_reader[b], k), after(table.last_writer[b], k));
-      RoleDecision decision = profile.table.role(facts);
+      RoleDecision decision = b < source_buffers ? profile.table.role(facts) : scratch_role(facts);
       if (decision.disposition != Disposition::Omit) {
         // The raw segment declares the source table in order; re-resolve by spelling otherwise.
-        ir::BufferDecl decl = apply_decision(decision, source);
+        ir::BufferDecl decl = apply_decision(decision, declared);
         decl.name = b < raw_decls.size() && raw.segments[k].name(raw_decls[b].name) == name
                         ? raw_decls[b].name
                         : raw.segments[k].intern(name);
@@ -140,9 +161,9 @@ ir::Result<SplitPlan> plan_split(const Profile& profile, const ir::Program& prog
     planned.let_prefix = std::move(raw.let_prefixes[k]);
     plan.segments.push_back(std::move(planned));
   }
-  plan.caller_inputs = profile.table.input_names(program);
-  plan.final_outputs = profile.table.output_names(program);
-  if (ir::Diagnostics refusals = profile.table.check(program, plan); refusals.has_errors()) return refusals;
+  plan.caller_inputs = profile.table.input_names(source);
+  plan.final_outputs = profile.table.output_names(source);
+  if (ir::Diagnostics refusals = profile.table.check(source, plan); refusals.has_errors()) return refusals;
   return plan;
 }
 

@@ -80,13 +80,19 @@ SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const
   }
   LiveMap live;
   for (std::size_t i = 0; i < inputs.size(); ++i) live.insert_or_assign(plan.caller_inputs[i], LiveBuffer::borrowed(inputs[i]));
+  // The launch config of this run and the split's own live entries (nothing under vyre 0.7.2).
+  RunConfig run_config = config;
+  if (auto error = rules.prepare_launches(program, plan, run_config, live)) {
+    fail(run, std::move(*error));
+    return run;
+  }
   // Step 5: zero seeds.
   if (auto error = rules.seed_inputs(program, plan, live)) {
     fail(run, std::move(*error));
     return run;
   }
   // Step 7.
-  const auto iterations = resolve_iterations(config);
+  const auto iterations = resolve_iterations(run_config);
   if (!iterations) {
     fail(run, split_error::zero_fixpoint());
     return run;
@@ -109,7 +115,7 @@ SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const
         fail(run, std::move(*error), k, pass);
         return run;
       }
-      const LaunchConfig launch = rules.segment_launch(config, program, segment, schedule.segment_fixpoint);
+      const LaunchConfig launch = rules.segment_launch(run_config, program, segment, schedule.segment_fixpoint);
       run.launches.push_back(LaunchRecord{pass, k, launch});
       if (std::optional<LaunchError> error = executor.launch(segment.program, segment_inputs, launch, slots)) {
         ir::Diagnostic diagnostic = split_error::launch_failed(k, plan.segments.size(), *error);

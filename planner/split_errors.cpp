@@ -101,6 +101,12 @@ ir::Diagnostic segment_still_has_fence(std::size_t segment, std::size_t segment_
               "hoist the fence to the top level, or use a backend with native grid sync");
 }
 
+ir::Diagnostic grid_unresolved(const ir::Diagnostic& cause) {
+  return make("S013", fmt::format("the split cannot compute the launch grid of the whole program: {} [{}]", cause.message,
+                                  cause.code),
+              "give the dispatch an explicit grid");
+}
+
 ir::Diagnostic unsplit_launch_failed(const LaunchError& error) {
   ir::Diagnostic d;
   d.code = "S011";

@@ -7,6 +7,7 @@
 //   S004  caller input count mismatch                    S010  fixpoint_iterations == 0
 //   S005  a seeded segment input is not declared         S011  a segment launch failed (executor error)
 //   S006  a seeded backend-allocated buffer has no size   S012  a segment still holds a fence (G5)
+//   S013  the launch grid cannot be resolved (sound: the reference grid of the whole program)
 //   S101..S105  megakernel planner errors (megakernel_barrier.hpp)
 //
 // Each message is one lower-case sentence; the "Fix: ..." advice of vyre's message is a note.
@@ -38,6 +39,8 @@ ir::Diagnostic launch_failed(std::size_t segment, std::size_t segment_count, con
 /// wgpu backend routes such a segment to the split again without bound (spec §6.2, §10 G5); we
 /// model that as this error instead of a stack overflow.
 ir::Diagnostic segment_still_has_fence(std::size_t segment, std::size_t segment_count);
+/// S013: the whole program's grid (spec §3.1 steps 4-6) could not be computed for the launches.
+ir::Diagnostic grid_unresolved(const ir::Diagnostic& cause);
 /// S011 for the unsplit dispatch of a fence-free program (the error passes through unchanged).
 ir::Diagnostic unsplit_launch_failed(const LaunchError& error);
 

@@ -4,6 +4,7 @@
 // every source buffer the facts and the role decision that produced its segment declaration.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,21 @@ struct PlannedSegment {
   std::vector<std::string> input_names;   ///< gathered from the live map, in this order
   std::vector<std::string> output_names;  ///< the executor's output slots, in this order
   std::vector<std::string> let_prefix;    ///< propagated Lets (names), in prepend order
-  std::vector<BufferRoleRow> roles;       ///< one row per source buffer, declaration order
+  /// One row per source buffer (declaration order), then one per scratch buffer (SplitPlan::scratch).
+  std::vector<BufferRoleRow> roles;
+};
+
+/// A storage buffer the planner adds to the segments (not declared in the source): per-invocation
+/// spill slots for locals live across a fence, the returned flags, per-workgroup copies of workgroup
+/// memory. Declared read_write and runtime-sized in the segment programs; the dispatch loop
+/// allocates it (zeros) once per run for the launch grid:
+/// words = words_per_invocation · invocations + words_per_workgroup · workgroups.
+struct ScratchBuffer {
+  std::string name;
+  ir::ScalarType element = ir::ScalarType::U32;
+  std::uint64_t words_per_invocation = 0;
+  std::uint64_t words_per_workgroup = 0;
+  std::string purpose;  ///< one phrase for plans ("u32 locals live across a fence, 2 slots")
 };
 
 struct SplitPlan {
@@ -34,6 +49,7 @@ struct SplitPlan {
   std::vector<PlannedSegment> segments;
   std::vector<std::string> caller_inputs;  ///< the caller's input buffers, in the order passed
   std::vector<std::string> final_outputs;  ///< the final outputs, in the order returned
+  std::vector<ScratchBuffer> scratch;      ///< planner-added buffers (never under vyre-0.7.2)
 };
 
 }  // namespace gridcheck::planner

@@ -1,0 +1,52 @@
+#pragma once
+// The `sound` profile (DESIGN §4): our planner, registered in profile.cpp and the default. On every
+// valid, race-free program it returns what one launch with true grid sync returns (DESIGN §3), byte
+// for byte, or it refuses the program before running anything (sound_refusals.hpp, codes SR###).
+//
+// Members replaced in the vyre-0.7.2 profile (everything else is vyre's):
+//   split.lower             sound_lower: fences under uniform if/loop lowered, locals and workgroup
+//                           memory spilled across fences, returned flags (sound_lowering.hpp)
+//   split.contains_fence    always_split: every dispatch goes through the plan, so fence-free
+//                           programs get the same grid and output-range rules
+//   split.propagate_lets    none: values cross fences through the spill buffers (spec §10 (d))
+//   table.scan              scan_segment_accesses_complete (spec §9 F2 fixed)
+//   table.role              sound_role (planner/sound_role_rule.hpp: spec §10 (a) A1-A5, B1, F1)
+//   table.check             every segment program validates (else SR900)
+//   dispatch.prepare_launches  the whole program's grid for every launch — the caller's, or the
+//                           reference grid (spec §3.1) from the caller's buffers (fixes G1) — and
+//                           the zeroed scratch buffers sized for it
+//   dispatch.convergence    ExactConvergence (F3 fixed)
+//   dispatch.collect_final  the final outputs sliced to their source output_byte_range (G3:
+//                           segments pass whole buffers)
+
+#include <optional>
+#include <vector>
+
+#include "ir/diagnostic.hpp"
+#include "planner/profile.hpp"
+
+namespace gridcheck::planner {
+
+/// `base` (the vyre-0.7.2 profile) with the members above replaced, named "sound".
+Profile make_sound_profile(Profile base);
+
+/// split.contains_fence of the sound profile: true for every program.
+bool always_split(const ir::Program& program);
+
+/// dispatch.prepare_launches of the sound profile. The grid: config.grid when set, else
+/// ir::reference_grid of `source` with the element count of each buffer taken from its live bytes
+/// (the caller's), else its backend allocation, else its declared count (S013 when it fails). Then
+/// each SplitPlan::scratch buffer is added to `live` as zeros (S001 when it would not fit 2^32
+/// words).
+std::optional<ir::Diagnostic> sound_prepare_launches(const ir::Program& source, const SplitPlan& plan, RunConfig& config,
+                                                     LiveMap& live);
+
+/// dispatch.collect_final of the sound profile: vyre's reassembly, then each final output cut to its
+/// source declaration's output_byte_range (as a native readback does, spec §5.4).
+std::optional<ir::Diagnostic> collect_final_sliced(const ir::Program& source, const SplitPlan& plan, LiveMap& live,
+                                                   std::vector<Bytes>& outputs);
+
+/// table.check of the sound profile: SR900 for the first segment that does not validate.
+ir::Diagnostics check_segments_validate(const ir::Program& source, const SplitPlan& plan);
+
+}  // namespace gridcheck::planner
