@@ -4,6 +4,7 @@
 
 #include "ir/ice.hpp"
 #include "planner/ir_emit.hpp"
+#include "planner/program_copy.hpp"
 #include "planner/stmt_queries.hpp"
 
 namespace gridcheck::planner {
@@ -65,16 +66,24 @@ class Cutter {
       const ir::ScalarType type = types_[work_.stmt(let).exprs[0]];
       // Only later pieces matter: no other local of this name is in scope there (no shadowing).
       std::size_t last_read = d;
-      for (std::size_t j = d + 1; j < m; ++j)
-        if (uses[j].reads.contains(v)) last_read = j;
+      bool assigned = false;
+      for (std::size_t j = d; j < m; ++j) {
+        if (j > d && uses[j].reads.contains(v)) last_read = j;
+        assigned = assigned || uses[j].assigns.contains(v);
+      }
+      const ir::ExprId value = work_.stmt(let).exprs[0];
+      const bool recompute = !assigned && is_recomputable(work_, value) && is_speculatable(work_, value, &types_);
       for (std::size_t j = d; j + 1 < m; ++j) {
         const bool read_after = last_read > j;
-        if (read_after && (j == d || uses[j].assigns.contains(v))) {
+        if (read_after && !recompute && (j == d || uses[j].assigns.contains(v))) {
           spills[j].push_back(layout_.spill(let, type));
           ++out_.spilled_locals;
         }
         if (!uses[j + 1].references(v)) continue;
-        const ir::StmtId restore = emit_.let(v, read_after ? layout_.restored(let, type) : emit_.zero(type));
+        const ir::E restored = !read_after ? emit_.zero(type)
+                               : recompute ? emit_.wrap(clone_expr(work_, value))
+                                           : layout_.restored(let, type);
+        const ir::StmtId restore = emit_.let(v, restored);
         out_.restores.insert(restore);
         restores[j + 1].push_back(restore);
       }

@@ -17,7 +17,10 @@
 //       `let v = <spilled value>` when v is read after the cut, else `let v = <zero of T>` (only
 //       assigned from here on; its old value is dead)
 // A slot keeps its value until v is spilled again, so a local untouched by a segment is neither
-// restored nor spilled there. Spills and restores of a scope sit at the end and start of that
+// restored nor spilled there. A local that is never assigned and whose value is recomputable and
+// cannot trap (stmt_queries.hpp: ids, sizes, lengths and literals only) is not spilled at all: its
+// restore evaluates the initialiser again, which gives the same value and keeps a workgroup-uniform
+// local uniform for the validator (V010) and the GPU. Spills and restores of a scope sit at the end and start of that
 // scope's own piece, where v is in scope.
 
 #include <span>

@@ -125,6 +125,15 @@ bool is_grid_invariant(const ir::Program& p, ir::ExprId root, std::string* why) 
   return ok;
 }
 
+bool is_recomputable(const ir::Program& p, ir::ExprId root) {
+  bool ok = true;
+  ir::for_each_expr(p, root, [&](ir::ExprId id) {
+    const ir::ExprKind k = p.expr(id).kind;
+    ok = ok && k != ir::ExprKind::Var && k != ir::ExprKind::Load && k != ir::ExprKind::Atomic;
+  });
+  return ok;
+}
+
 bool is_speculatable(const ir::Program& p, ir::ExprId root, const ir::TypeTable* types) {
   bool ok = true;
   ir::for_each_expr(p, root, [&](ir::ExprId id) {

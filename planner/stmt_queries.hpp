@@ -48,6 +48,12 @@ std::unordered_set<std::string> bound_names(const ir::Program& p);
 /// casts and fma. On failure `why` names the first construct that is not (e.g. "a local `n`").
 bool is_grid_invariant(const ir::Program& p, ir::ExprId e, std::string* why = nullptr);
 
+/// Recomputable: the same value whenever the same invocation evaluates it in one dispatch (the grid
+/// is the same for every segment). Built only from literals, buffer lengths, the invocation, local
+/// and workgroup ids, workgroup counts and sizes with operators, selects, casts and fma — no local,
+/// no load, no atomic.
+bool is_recomputable(const ir::Program& p, ir::ExprId e);
+
 /// Safe to evaluate for an invocation that has already returned: no load (it could race with other
 /// invocations' writes), no atomic, no i32 division or remainder that can trap. `types` (optional)
 /// tells i32 operations apart; without it every division by a non-literal counts as trapping.
