@@ -28,7 +28,9 @@ TEST(Props_Generated, BenignCasesValidateAreRaceFreeAndMatchTheVyreSplit) {
     const GeneratedCase g = generate_case(choices, config);
     const ir::Diagnostics diagnostics = ir::validate(g.test_case.program);
     ASSERT_FALSE(diagnostics.has_errors()) << "seed " << seed << "\n" << ir::render(diagnostics) << show(g.test_case);
-    const CaseReport report = evaluate_case(g.test_case, {});
+    OracleOptions vyre;
+    vyre.profiles = {&planner::vyre_0_7_2()};
+    const CaseReport report = evaluate_case(g.test_case, vyre);
     ASSERT_EQ(report.reference_verdict, ir::Verdict::Ok)
         << "seed " << seed << ": " << report.reference_detail << "\n"
         << ir::render(report.reference.diagnostics) << show(g.test_case);

@@ -21,6 +21,7 @@ class Props_CampaignFindsClass : public ::testing::TestWithParam<ClassCase> {};
 // shrinks it to a small case.
 TEST_P(Props_CampaignFindsClass, WithinAFixedBudget) {
   CampaignOptions options;
+  options.oracle.profiles = {&planner::vyre_0_7_2()};  // the system under test (the default is sound)
   options.seed = 7;
   options.seconds = 0;
   options.max_cases = 300;
@@ -54,6 +55,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Props_Campaign, BenignCampaignFindsNothing) {
   CampaignOptions options;
+  options.oracle.profiles = {&planner::vyre_0_7_2()};  // the system under test (the default is sound)
   options.seed = 3;
   options.seconds = 0;
   options.max_cases = 500;
@@ -67,6 +69,7 @@ TEST(Props_Campaign, SavesReplayableCasesAndResumes) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gridcheck-campaign-test";
   std::filesystem::remove_all(dir);
   CampaignOptions options;
+  options.oracle.profiles = {&planner::vyre_0_7_2()};  // the system under test (the default is sound)
   options.seed = 11;
   options.seconds = 0;
   options.max_cases = 40;
@@ -80,7 +83,7 @@ TEST(Props_Campaign, SavesReplayableCasesAndResumes) {
   ASSERT_FALSE(f.file.empty());
   auto loaded = ir::load_case_file(f.file);
   ASSERT_TRUE(loaded.ok()) << ir::render(loaded.diagnostics());
-  const CaseReport report = evaluate_case(*loaded, {});
+  const CaseReport report = evaluate_case(*loaded, options.oracle);
   EXPECT_TRUE(check_expectations(*loaded, report).empty());
   EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2")->verdict, ir::Verdict::Diverge);
 

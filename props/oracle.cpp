@@ -300,7 +300,7 @@ class CaseEvaluator {
   template <typename Fn>
   void for_each_profile(Fn&& fn) {
     if (options_.profiles.empty()) {
-      fn(planner::vyre_0_7_2());
+      fn(planner::default_profile());
       return;
     }
     for (const planner::Profile* p : options_.profiles) fn(*p);

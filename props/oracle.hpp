@@ -30,7 +30,7 @@ using GpuSplitRunner = std::function<planner::SplitRun(const planner::Profile& p
                                                        const planner::RunConfig& config)>;
 
 struct OracleOptions {
-  std::vector<const planner::Profile*> profiles;  ///< empty: vyre-0.7.2
+  std::vector<const planner::Profile*> profiles;  ///< empty: the default profile (sound)
   bool cpu = true;                                 ///< run H-cpu
   GpuSplitRunner gpu;                              ///< run H-gpu (host mode) when set
   /// H-gpu's resident mode: when set, it must give exactly the bytes (and verdict) of host mode.

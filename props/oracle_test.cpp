@@ -10,6 +10,13 @@ namespace {
 
 using ir::ScalarType;
 
+// These tests are about the vyre-0.7.2 split (the default profile is sound).
+OracleOptions vyre_only() {
+  OracleOptions o;
+  o.profiles = {&planner::vyre_0_7_2()};
+  return o;
+}
+
 ir::Case make_case(ir::Program p, std::array<std::uint32_t, 3> grid) {
   ir::Case c;
   c.program = std::move(p);
@@ -29,7 +36,7 @@ TEST(Props_Oracle, A1ReadWriteCallerBytesDivergeUnderVyre) {
   auto buf = b.read_write("buf", 0, ScalarType::U32, 4);
   ir::Case c = make_case(b.wrapped({b.store(buf, b.u32(0), b.u32(9)), b.grid_sync()}), {1, 1, 1});
   c.inputs.push_back(values("buf", {1, 2, 3, 4}));
-  const CaseReport report = evaluate_case(c, {});
+  const CaseReport report = evaluate_case(c, vyre_only());
   ASSERT_EQ(report.reference_verdict, ir::Verdict::Ok);
   const SplitOutcome* cpu = report.find("H-cpu", "vyre-0.7.2");
   ASSERT_NE(cpu, nullptr);
@@ -50,7 +57,7 @@ TEST(Props_Oracle, A1TwinWithTheBufferReadMatches) {
   ir::Case c = make_case(
       b.wrapped({b.store(buf, b.u32(0), b.load(buf, b.u32(0)) + b.u32(9)), b.grid_sync()}), {1, 1, 1});
   c.inputs.push_back(values("buf", {1, 2, 3, 4}));
-  const CaseReport report = evaluate_case(c, {});
+  const CaseReport report = evaluate_case(c, vyre_only());
   const SplitOutcome* cpu = report.find("H-cpu", "vyre-0.7.2");
   ASSERT_NE(cpu, nullptr);
   EXPECT_EQ(cpu->verdict, ir::Verdict::Match) << cpu->message;
@@ -63,7 +70,7 @@ TEST(Props_Oracle, C1WorkgroupMemoryAcrossAFenceDiverges) {
   ir::Case c = make_case(b.wrapped({b.store(sh, b.lid(), b.gid() * b.u32(2) + b.u32(1)), b.grid_sync(),
                                     b.store(out, b.gid(), b.load(sh, b.lid()))}),
                          {1, 1, 1});
-  const CaseReport report = evaluate_case(c, {});
+  const CaseReport report = evaluate_case(c, vyre_only());
   ASSERT_EQ(report.reference_verdict, ir::Verdict::Ok);
   EXPECT_EQ(report.reference.outputs[0].bytes[4], 3u);  // R keeps workgroup memory: 2·1+1
   EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2")->verdict, ir::Verdict::Diverge);
@@ -73,7 +80,7 @@ TEST(Props_Oracle, RacyCaseIsInvalidNotDiverge) {
   ir::Builder b({4, 1, 1});
   auto out = b.output("out", 0, ScalarType::U32, 4);
   ir::Case c = make_case(b.wrapped({b.store(out, b.u32(0), b.gid())}), {1, 1, 1});
-  const CaseReport report = evaluate_case(c, {});
+  const CaseReport report = evaluate_case(c, vyre_only());
   EXPECT_EQ(report.reference_verdict, ir::Verdict::Invalid);
   EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2")->verdict, ir::Verdict::Invalid);
 }
@@ -82,7 +89,7 @@ TEST(Props_Oracle, RaceFreeTwinOfTheRacyCaseMatches) {
   ir::Builder b({4, 1, 1});
   auto out = b.output("out", 0, ScalarType::U32, 4);
   ir::Case c = make_case(b.wrapped({b.store(out, b.gid(), b.gid())}), {1, 1, 1});
-  const CaseReport report = evaluate_case(c, {});
+  const CaseReport report = evaluate_case(c, vyre_only());
   EXPECT_EQ(report.reference_verdict, ir::Verdict::Ok);
   EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2")->verdict, ir::Verdict::Match);
 }
@@ -96,7 +103,7 @@ TEST(Props_Oracle, ExpectationsAreChecked) {
   c.expectations.push_back({ir::Oracle::SplitCpu, "vyre-0.7.2", ir::Verdict::Diverge, "planner", {}});
   c.outputs.push_back({ir::Oracle::Reference, "", "buf", std::vector<std::uint32_t>{9, 2, 3, 4}, std::nullopt, {}});
   c.outputs.push_back({ir::Oracle::SplitCpu, "vyre-0.7.2", "buf", std::vector<std::uint32_t>{9, 0, 0, 0}, std::nullopt, {}});
-  const CaseReport report = evaluate_case(c, {});
+  const CaseReport report = evaluate_case(c, vyre_only());
   EXPECT_TRUE(check_expectations(c, report).empty());
   c.outputs.push_back({ir::Oracle::Reference, "", "buf", std::vector<std::uint32_t>{9, 2, 3, 5}, std::nullopt, {}});
   c.expectations.push_back({ir::Oracle::SplitCpu, "vyre-0.7.2", ir::Verdict::Match, "", {}});

@@ -56,6 +56,7 @@ std::vector<std::string> collect_case_files(const std::vector<std::string>& path
 bool resolve_profiles(const std::vector<std::string>& names, std::vector<const planner::Profile*>& out,
                       std::string& error) {
   out.clear();
+  if (names.empty()) out.push_back(&planner::default_profile());
   for (const std::string& name : names) {
     if (name == "all") {
       for (std::string_view n : planner::profile_names()) out.push_back(planner::find_profile(n));
@@ -82,7 +83,7 @@ std::vector<const planner::Profile*> profiles_of_case(const ir::Case& c) {
   };
   for (const ir::Expectation& e : c.expectations) add(e.profile);
   for (const ir::ExpectedOutput& o : c.outputs) add(o.profile);
-  if (out.empty()) out.push_back(&planner::vyre_0_7_2());
+  if (out.empty()) out.push_back(&planner::default_profile());
   return out;
 }
 

@@ -33,7 +33,7 @@ std::optional<LoadedCase> load_case(const std::string& path, bool quiet = false)
 /// Every `.gc` file under each argument (a file, or a directory searched recursively), sorted.
 std::vector<std::string> collect_case_files(const std::vector<std::string>& paths, std::string& error);
 
-/// Resolves profile names ("all" = every registered profile); empty = the default profile.
+/// Resolves profile names ("all" = every registered profile); no name = the default profile (sound).
 /// Returns false and sets `error` for an unknown name.
 bool resolve_profiles(const std::vector<std::string>& names, std::vector<const planner::Profile*>& out,
                       std::string& error);

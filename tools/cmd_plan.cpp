@@ -25,7 +25,7 @@ namespace {
 
 struct PlanArgs {
   std::string file;
-  std::string profile = "vyre-0.7.2";
+  std::string profile = std::string(planner::default_profile().name);
   bool json = false;
   bool no_ir = false;
 };

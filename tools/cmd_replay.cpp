@@ -174,7 +174,7 @@ void register_replay(CLI::App& root, int& exit_code) {
       "and backend) and print `N passed, M failed`. Exit 0 when all pass, 1 when one fails, 2 on bad usage.");
   cmd->add_option("paths", args->paths, "case files or directories (searched recursively for *.gc)")->required();
   cmd->add_option("--profile", args->profiles,
-                  "planner profile(s) to run (default: those the case's expectations name, else vyre-0.7.2)");
+                  "planner profile(s) to run (default: those the case's expectations name, else sound)");
   cmd->add_option("--junit", args->junit, "also write a JUnit XML report to this file");
   cmd->add_flag("--json", args->json, "print one JSON object to stdout instead of the text report");
   cmd->add_flag("--update", args->update,
