@@ -6,7 +6,7 @@
 namespace gridcheck::ir {
 namespace {
 
-constexpr std::array<std::string_view, 4> kOracleNames = {"R", "H-cpu", "H-gpu", "W-gpu"};
+constexpr std::array<std::string_view, 5> kOracleNames = {"R", "H-cpu", "H-gpu", "W-gpu", "R-waves"};
 constexpr std::array<std::string_view, 8> kVerdictNames = {"ok",      "match", "diverge",     "refused",
                                                            "invalid", "trap",  "out_of_fuel", "error"};
 

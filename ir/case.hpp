@@ -38,6 +38,7 @@ enum class Oracle : std::uint8_t {
   SplitCpu,   ///< H-cpu: the planner's segments on the interpreter
   SplitGpu,   ///< H-gpu: the planner's segments on Vulkan (host and resident modes agree)
   WholeGpu,   ///< W-gpu: a fence-free program as one Vulkan dispatch
+  Waves,      ///< R-waves: a DAG case's waves one launch each under R vs. its fused program (docs/dag.md)
 };
 
 /// The outcome vocabulary. R reports ok / trap / out_of_fuel / invalid; a split reports match /

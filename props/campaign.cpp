@@ -31,12 +31,13 @@ std::string verdict_key(ir::Verdict v) { return std::string(ir::name_of(v)); }
 
 /// The worst split verdict of a report, for the progress counts.
 ir::Verdict overall_verdict(const CaseReport& r) {
+  // A diverging outcome first: a DAG case's R-waves diverges even when R finds the fusion racy.
+  for (const SplitOutcome& s : r.splits)
+    if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) return s.verdict;
   if (r.reference_verdict == ir::Verdict::Invalid) return ir::Verdict::Invalid;
   ir::Verdict worst = ir::Verdict::Match;
-  for (const SplitOutcome& s : r.splits) {
-    if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) return s.verdict;
+  for (const SplitOutcome& s : r.splits)
     if (s.verdict == ir::Verdict::Refused) worst = s.verdict;
-  }
   return worst;
 }
 
@@ -194,7 +195,7 @@ class Campaign {
     shrunk.name = fmt::format("fuzz-{}-{:08x}", f.divergence_class, static_cast<std::uint32_t>(ir::fnv1a64(
                                                                         f.signature.data(), f.signature.size())));
     shrunk.description = f.message;
-    shrunk.meta.clear();
+    if (!options_.target.keep_meta) shrunk.meta.clear();
     shrunk.meta.emplace_back("signature", f.signature);
     shrunk.meta.emplace_back("campaign_seed", std::to_string(options_.seed));
     shrunk.meta.emplace_back("case_index", std::to_string(index));

@@ -19,11 +19,31 @@
 
 namespace gridcheck::props {
 
+/// What a campaign generates and how it judges a case. Every member may be left empty: the
+/// default target generates programs (generate_case with CampaignOptions::generator) and judges
+/// them with case_failure; props/dag_campaign.hpp makes the wave-DAG target.
+struct CampaignTarget {
+  std::string name = "program";  ///< kept in the resume state
+  /// A case from a choice stream; any stream must decode to a valid case (shrinking replays them).
+  std::function<ir::Case(ChoiceSource&)> generate;
+  /// The failure's blame, or nullopt; fills the report (see case_failure).
+  std::function<std::optional<std::string>(const ir::Case&, const OracleOptions&, CaseReport&)> failure;
+  /// The classes of a case, for its signature and as the shrinking guard (default divergence_classes).
+  std::function<std::vector<std::string>(const ir::Case&)> classes;
+  /// The last part of a signature (default: role_pattern of the first differing buffer, or "-").
+  std::function<std::string(const ir::Case&, const CaseReport&)> pattern;
+  /// Finish shrinking with IR reduction (reduce_case) after the choice sequence.
+  bool reduce_ir = true;
+  /// Keep the generated case's meta lines in saved failures (before the campaign's own).
+  bool keep_meta = false;
+};
+
 struct CampaignOptions {
   double seconds = 10;             ///< wall-clock budget (0 = until max_cases)
   std::uint64_t max_cases = 0;     ///< 0 = unlimited
   std::uint64_t seed = 1;
   GeneratorConfig generator;
+  CampaignTarget target;           ///< default: generated programs
   /// Profiles, H-cpu / H-gpu. Generated cases need few steps, and shrinking can create huge loops
   /// (a loop bound replaced by one of its operands), so campaigns use a small instruction budget.
   OracleOptions oracle = [] {

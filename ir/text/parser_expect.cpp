@@ -17,7 +17,9 @@ bool is_word_like(const Token& t) {
 
 std::string oracle_names() {
   std::string out;
-  for (int i = 0; i < 4; ++i) out += fmt::format("{}{}", i == 0 ? "" : i == 3 ? " or " : ", ", name_of(static_cast<Oracle>(i)));
+  constexpr int kOracles = static_cast<int>(Oracle::Waves) + 1;
+  for (int i = 0; i < kOracles; ++i)
+    out += fmt::format("{}{}", i == 0 ? "" : i == kOracles - 1 ? " or " : ", ", name_of(static_cast<Oracle>(i)));
   return out;
 }
 
@@ -45,7 +47,7 @@ void Parser::parse_expect(const Token& kw) {
     words.push_back(stop);
   }
   if (words.empty()) {
-    unexpected(stop, "an oracle (R, H-cpu, H-gpu or W-gpu)");
+    unexpected(stop, fmt::format("an oracle ({})", oracle_names()));
     unread(std::move(stop));
     return skip_line();
   }
