@@ -189,7 +189,10 @@ struct Bounded {
 
 std::string idx(std::string_view base, std::uint32_t p, std::uint32_t k) { return fmt::format("{}_{}_{}", base, p, k); }
 
-Bounded encode_bounded(Encoder& en, std::uint32_t n_seg, std::uint32_t n_pass) {
+/// `state` prefixes the names of the per-step state constants, so that two tables can be encoded over
+/// the same pattern in one context (find_distinguishing_pattern); the pattern's constants (decl,
+/// scan, element pattern, values) are shared by name.
+Bounded encode_bounded(Encoder& en, std::uint32_t n_seg, std::uint32_t n_pass, std::string_view state = "") {
   z3::context& c = en.ctx;
   Bounded b{n_seg, n_pass, en.decl_const("decl"), {}, {}, {}, {}, z3::expr_vector(c), c.bool_val(false)};
   z3::expr_vector& cons = b.constraints;
@@ -231,9 +234,9 @@ Bounded encode_bounded(Encoder& en, std::uint32_t n_seg, std::uint32_t n_pass) {
   const z3::expr zero = c.constant("zero", en.val);
   const z3::expr ci = en.decl_prop(Encoder::kCallerInput, decl);
   const z3::expr ba = en.decl_prop(Encoder::kBackendAllocated, decl);
-  z3::expr present = c.bool_const("present_init");
-  z3::expr live = c.constant("live_init", en.val);
-  z3::expr truth = c.constant("true_init", en.val);
+  z3::expr present = c.bool_const(fmt::format("{}present_init", state).c_str());
+  z3::expr live = c.constant(fmt::format("{}live_init", state).c_str(), en.val);
+  z3::expr truth = c.constant(fmt::format("{}true_init", state).c_str(), en.val);
   cons.push_back(present == (ci || (ba && consumed_anywhere)));
   cons.push_back(live == z3::ite(ci, caller, zero));
   cons.push_back(truth == z3::ite(en.decl_prop(Encoder::kReferenceInput, decl), caller, zero));
@@ -255,10 +258,10 @@ Bounded encode_bounded(Encoder& en, std::uint32_t n_seg, std::uint32_t n_pass) {
       const z3::expr update = ok && d.declared && d.output;
       const z3::expr x = z3::ite(ew, written, start);
 
-      const z3::expr next_live = c.constant(idx("live", p, k).c_str(), en.val);
-      const z3::expr next_present = c.bool_const(idx("present", p, k).c_str());
-      const z3::expr next_truth = c.constant(idx("true", p, k).c_str(), en.val);
-      const z3::expr next_alive = c.bool_const(idx("alive", p, k).c_str());
+      const z3::expr next_live = c.constant(idx(fmt::format("{}live", state), p, k).c_str(), en.val);
+      const z3::expr next_present = c.bool_const(idx(fmt::format("{}present", state), p, k).c_str());
+      const z3::expr next_truth = c.constant(idx(fmt::format("{}true", state), p, k).c_str(), en.val);
+      const z3::expr next_alive = c.bool_const(idx(fmt::format("{}alive", state), p, k).c_str());
       cons.push_back(next_live == z3::ite(update, x, live));
       cons.push_back(next_present == (present || update));
       cons.push_back(next_truth == z3::ite(ew, written, truth));
@@ -662,6 +665,25 @@ std::optional<Pattern> find_bounded_counterexample(const RoleTable& table, std::
                                                    bool* unknown) {
   RoleProver prover(table, options);
   return prover.find_counterexample(segments, passes, decl, unknown);
+}
+
+std::optional<Pattern> find_distinguishing_pattern(const RoleTable& a, const RoleTable& b, std::uint32_t segments,
+                                                   std::uint32_t passes, const ProofOptions& options,
+                                                   std::optional<std::uint32_t> decl, bool* unknown) {
+  set_seeds(options);
+  z3::context ctx;
+  Encoder ea(ctx, a), eb(ctx, b);
+  const Bounded ba = encode_bounded(ea, segments, passes, "a_");
+  const Bounded bb = encode_bounded(eb, segments, passes, "b_");
+  z3::solver s = make_solver(ctx, options);
+  s.add(ba.constraints);
+  s.add(bb.constraints);
+  s.add(ba.violation != bb.violation);
+  if (decl) s.add(ba.decl == ea.decl_val(*decl));
+  const z3::check_result r = s.check();
+  if (unknown != nullptr) *unknown = r == z3::unknown;
+  if (r != z3::sat) return std::nullopt;
+  return minimise(s, ba);
 }
 
 std::string z3_version() {

@@ -101,6 +101,16 @@ struct ProofReport {
   bool refuted() const;         ///< some bounded query found a counterexample
 };
 
+/// A pattern of `segments` segments and `passes` passes (optionally of one declaration class) on
+/// which exactly one of the two tables breaks the claim of docs/proof.md §1: one bounded query over
+/// both encodings with the pattern shared, minimised like a counterexample. nullopt when the two
+/// tables are indistinguishable at that size (`unknown` is set on a timeout). Used by the mutation
+/// self-test (props/mutant_run.hpp) to tell a mutant's rule from its base's.
+std::optional<Pattern> find_distinguishing_pattern(const RoleTable& a, const RoleTable& b, std::uint32_t segments,
+                                                   std::uint32_t passes, const ProofOptions& options = {},
+                                                   std::optional<std::uint32_t> decl = std::nullopt,
+                                                   bool* unknown = nullptr);
+
 /// "4.8.12.0"
 std::string z3_version();
 

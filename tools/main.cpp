@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
       register_fuzz,
       register_replay,
       register_reduce,
+      register_mutants,
   };
   for (CommandRegistrar add : kCommands) add(app, exit_code);
 
