@@ -92,15 +92,18 @@ std::string MutantResult::killed_by() const {
 }
 
 const ir::Case* MutantResult::best_case() const {
+  // A program that shows the fault beats the contract oracle's placeholder program.
   const ir::Case* best = nullptr;
   std::size_t best_size = 0;
-  for (const char* oracle : {kOracleFuzz, kOracleZ3, kOracleCorpus, kOracleContract}) {
+  for (const char* oracle : {kOracleFuzz, kOracleZ3, kOracleCorpus}) {
     const OracleRun* o = find(oracle);
     if (o == nullptr || !o->killed || !o->killing_case) continue;
     const std::size_t size = statement_count(o->killing_case->program);
     if (best == nullptr || size < best_size) best = &*o->killing_case, best_size = size;
   }
-  return best;
+  if (best != nullptr) return best;
+  const OracleRun* contract = find(kOracleContract);
+  return contract != nullptr && contract->killed && contract->killing_case ? &*contract->killing_case : nullptr;
 }
 
 // ------------------------------------------------------------------------- comparing two runs
@@ -350,12 +353,18 @@ DagCase shrink_dag(const planner::Profile& base, const planner::Profile& mutant,
         --i;
       }
     }
-    while (d.waves > 0) {
+    // Drop a wave no edge names, renumbering the waves above it.
+    for (std::size_t w = d.waves; w-- > 0;) {
+      const bool named = std::any_of(d.edges.begin(), d.edges.end(),
+                                     [&](const planner::WaveDependency& e) { return e.before == w || e.after == w; });
+      if (named) continue;
       DagCase c = d;
       --c.waves;
-      const bool named = std::any_of(c.edges.begin(), c.edges.end(),
-                                     [&](const planner::WaveDependency& e) { return e.before == c.waves || e.after == c.waves; });
-      if (named || !keeps(c)) break;
+      for (planner::WaveDependency& e : c.edges) {
+        if (e.before > w) --e.before;
+        if (e.after > w) --e.after;
+      }
+      if (!keeps(c)) continue;
       d = std::move(c);
       progress = true;
     }
@@ -624,6 +633,7 @@ struct MutantRunner::Impl {
     co.stop = &stop;
     std::optional<std::pair<ir::Case, std::string>> kill;
     double found_after = 0;
+    std::uint64_t found_index = 0;
     std::string first_unconfirmed;
     std::size_t unconfirmed = 0;
     co.on_progress = [&](const CampaignProgress&) {
@@ -647,6 +657,7 @@ struct MutantRunner::Impl {
       }
       kill = std::move(confirmed);
       found_after = f.found_after_seconds;
+      found_index = f.case_index;
       stop.store(true);
     };
     const CampaignResult result = run_campaign(co);
@@ -654,7 +665,8 @@ struct MutantRunner::Impl {
     if (kill) {
       run.killed = true;
       run.seconds = found_after;
-      run.detail = fmt::format("case after {} generated: {}", run.work, kill->second);
+      run.work = found_index / co.shard_count + 1;  // cases up to the killing one (exact with one job)
+      run.detail = fmt::format("generated case {} (seed {}): {}", found_index, options.fuzz_seed, kill->second);
       run.killing_case = std::move(kill->first);
       set_meta(*run.killing_case, "fuzz_seed", std::to_string(options.fuzz_seed));
       return run;
@@ -724,8 +736,8 @@ MutantResult MutantRunner::run(const Mutant& mutant) {
   };
   add(o.z3, &Impl::run_z3);
   add(o.corpus, &Impl::run_corpus);
+  add(o.contract, &Impl::run_contract);  // cheap: before the fuzz budget
   add(o.fuzz, &Impl::run_fuzz);
-  add(o.contract, &Impl::run_contract);
   for (OracleRun& r : result.oracles) {
     if (!r.killing_case) continue;
     ir::Case& c = *r.killing_case;

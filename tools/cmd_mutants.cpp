@@ -68,6 +68,7 @@ bool write_atomically(const fs::path& path, const std::string& text) {
 }
 
 std::string seconds_text(double s) {
+  if (s < 0.0001) return fmt::format("{:.0f}us", s * 1e6);
   if (s < 0.01) return fmt::format("{:.1f}ms", s * 1000);
   if (s < 1) return fmt::format("{:.0f}ms", s * 1000);
   return s < 10 ? fmt::format("{:.2f}s", s) : fmt::format("{:.1f}s", s);
@@ -146,8 +147,13 @@ std::string save_case(const props::MutantResult& r, const fs::path& dir) {
   const fs::path path = dir / (r.mutant->name + ".gc");
   c.header_comments = {
       fmt::format("Killing case of mutant {} (base {}): {}.", r.mutant->name, r.base, r.mutant->description),
-      fmt::format("Found by the {} oracle of `gridcheck mutants` in {}{}.", oracle,
-                  o != nullptr ? seconds_text(o->seconds) : "?", c.meta.empty() ? "" : " (see meta)"),
+      fmt::format("Found by the {} oracle of `gridcheck mutants`{}.", oracle,
+                  o != nullptr && o->work > 0
+                      ? fmt::format(" after {} {}", o->work,
+                                    oracle == props::kOracleZ3         ? "queries"
+                                    : oracle == props::kOracleContract ? "graphs"
+                                                                       : "cases")
+                      : ""),
       "The expectations are the base's results: the base passes them, the mutant does not.",
       fmt::format("replay: gridcheck mutants --check-case {}", path.string()),
   };
