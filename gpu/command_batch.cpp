@@ -37,24 +37,17 @@ void CommandBatch::copy(const DeviceBuffer& src, std::uint64_t src_offset, const
   commands_.push_back(std::move(c));
 }
 
+CommandBatch::~CommandBatch() {
+  const VkDevice device = ctx_.device();
+  if (fence_ != VK_NULL_HANDLE) vkDestroyFence(device, fence_, nullptr);
+  if (descriptors_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptors_, nullptr);
+  if (pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device, pool_, nullptr);  // frees cmd_
+}
+
 ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
   const VkDevice device = ctx_.device();
   std::vector<Command> commands = std::move(commands_);
   commands_.clear();
-
-  // Resources of this submission, destroyed on every path.
-  struct Resources {
-    VkDevice device;
-    VkCommandPool pool;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VkDescriptorPool descriptors = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    ~Resources() {
-      if (fence != VK_NULL_HANDLE) vkDestroyFence(device, fence, nullptr);
-      if (descriptors != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptors, nullptr);
-      if (cmd != VK_NULL_HANDLE) vkFreeCommandBuffers(device, pool, 1, &cmd);
-    }
-  } res{device, ctx_.command_pool()};
 
   std::uint32_t sets = 0;
   std::uint32_t descriptors = 0;
@@ -75,21 +68,36 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
     }
   }
 
+  // The previous submission was waited for: every kept object may be reset.
   VkResult r = VK_SUCCESS;
   std::vector<VkDescriptorSet> descriptor_sets(sets, VK_NULL_HANDLE);
   if (sets > 0) {
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max<std::uint32_t>(descriptors, 1)};
-    VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pi.maxSets = sets;
-    pi.poolSizeCount = 1;
-    pi.pPoolSizes = &size;
-    r = vkCreateDescriptorPool(device, &pi, nullptr, &res.descriptors);
-    if (r != VK_SUCCESS) return vk_error(r, "vkCreateDescriptorPool");
+    descriptors = std::max<std::uint32_t>(descriptors, 1);
+    if (descriptors_ != VK_NULL_HANDLE && sets <= descriptor_set_capacity_ && descriptors <= descriptor_capacity_) {
+      r = vkResetDescriptorPool(device, descriptors_, 0);
+      if (r != VK_SUCCESS) return vk_error(r, "vkResetDescriptorPool");
+    } else {
+      if (descriptors_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptors_, nullptr);
+      descriptors_ = VK_NULL_HANDLE;
+      descriptor_set_capacity_ = std::max(sets, descriptor_set_capacity_);
+      descriptor_capacity_ = std::max(descriptors, descriptor_capacity_);
+      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptor_capacity_};
+      VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+      pi.maxSets = descriptor_set_capacity_;
+      pi.poolSizeCount = 1;
+      pi.pPoolSizes = &size;
+      r = vkCreateDescriptorPool(device, &pi, nullptr, &descriptors_);
+      if (r != VK_SUCCESS) {
+        descriptors_ = VK_NULL_HANDLE;
+        descriptor_set_capacity_ = descriptor_capacity_ = 0;
+        return vk_error(r, "vkCreateDescriptorPool");
+      }
+    }
     std::uint32_t next = 0;
     for (const Command& c : commands) {
       if (c.kind != Command::Kind::Dispatch) continue;
       VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      ai.descriptorPool = res.descriptors;
+      ai.descriptorPool = descriptors_;
       ai.descriptorSetCount = 1;
       ai.pSetLayouts = &c.pipeline->set_layout;
       r = vkAllocateDescriptorSets(device, &ai, &descriptor_sets[next]);
@@ -110,15 +118,44 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
     }
   }
 
-  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.commandPool = ctx_.command_pool();
-  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
-  r = vkAllocateCommandBuffers(device, &ai, &res.cmd);
-  if (r != VK_SUCCESS) return vk_error(r, "vkAllocateCommandBuffers");
+  if (pool_ == VK_NULL_HANDLE) {
+    VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    pi.queueFamilyIndex = ctx_.queue_family();
+    r = vkCreateCommandPool(device, &pi, nullptr, &pool_);
+    if (r != VK_SUCCESS) {
+      pool_ = VK_NULL_HANDLE;
+      return vk_error(r, "vkCreateCommandPool");
+    }
+  } else {
+    r = vkResetCommandPool(device, pool_, 0);  // cmd_ back to the initial state
+    if (r != VK_SUCCESS) return vk_error(r, "vkResetCommandPool");
+  }
+  if (cmd_ == VK_NULL_HANDLE) {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool_;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    r = vkAllocateCommandBuffers(device, &ai, &cmd_);
+    if (r != VK_SUCCESS) {
+      cmd_ = VK_NULL_HANDLE;
+      return vk_error(r, "vkAllocateCommandBuffers");
+    }
+  }
+  if (fence_ == VK_NULL_HANDLE) {
+    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    r = vkCreateFence(device, &fi, nullptr, &fence_);
+    if (r != VK_SUCCESS) {
+      fence_ = VK_NULL_HANDLE;
+      return vk_error(r, "vkCreateFence");
+    }
+  } else {
+    r = vkResetFences(device, 1, &fence_);
+    if (r != VK_SUCCESS) return vk_error(r, "vkResetFences");
+  }
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  r = vkBeginCommandBuffer(res.cmd, &bi);
+  r = vkBeginCommandBuffer(cmd_, &bi);
   if (r != VK_SUCCESS) return vk_error(r, "vkBeginCommandBuffer");
 
   std::uint32_t next = 0;
@@ -128,24 +165,24 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
       VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
       mb.srcAccessMask = writes;
       mb.dstAccessMask = accesses;
-      vkCmdPipelineBarrier(res.cmd, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+      vkCmdPipelineBarrier(cmd_, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
     }
     switch (c.kind) {
       case Command::Kind::Dispatch:
-        vkCmdBindPipeline(res.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline->pipeline);
-        vkCmdBindDescriptorSets(res.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline->layout, 0, 1,
+        vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline->pipeline);
+        vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline->layout, 0, 1,
                                 &descriptor_sets[next++], 0, nullptr);
         if (!c.push_words.empty())
-          vkCmdPushConstants(res.cmd, c.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+          vkCmdPushConstants(cmd_, c.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                              static_cast<std::uint32_t>(c.push_words.size() * 4), c.push_words.data());
-        vkCmdDispatch(res.cmd, c.groups[0], c.groups[1], c.groups[2]);
+        vkCmdDispatch(cmd_, c.groups[0], c.groups[1], c.groups[2]);
         break;
       case Command::Kind::Fill:
-        vkCmdFillBuffer(res.cmd, c.buffers[0]->handle(), 0, VK_WHOLE_SIZE, 0);
+        vkCmdFillBuffer(cmd_, c.buffers[0]->handle(), 0, VK_WHOLE_SIZE, 0);
         break;
       case Command::Kind::Copy: {
         const VkBufferCopy region{c.offset, 0, c.bytes};
-        vkCmdCopyBuffer(res.cmd, c.buffers[0]->handle(), c.buffers[1]->handle(), 1, &region);
+        vkCmdCopyBuffer(cmd_, c.buffers[0]->handle(), c.buffers[1]->handle(), 1, &region);
         break;
       }
     }
@@ -154,21 +191,18 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = writes;
     mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(res.cmd, stages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    vkCmdPipelineBarrier(cmd_, stages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
   }
-  r = vkEndCommandBuffer(res.cmd);
+  r = vkEndCommandBuffer(cmd_);
   if (r != VK_SUCCESS) return vk_error(r, "vkEndCommandBuffer");
 
-  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  r = vkCreateFence(device, &fi, nullptr, &res.fence);
-  if (r != VK_SUCCESS) return vk_error(r, "vkCreateFence");
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
-  si.pCommandBuffers = &res.cmd;
+  si.pCommandBuffers = &cmd_;
   const auto start = std::chrono::steady_clock::now();
-  r = vkQueueSubmit(ctx_.queue(), 1, &si, res.fence);
+  r = vkQueueSubmit(ctx_.queue(), 1, &si, fence_);
   if (r != VK_SUCCESS) return vk_error(r, "vkQueueSubmit");
-  r = vkWaitForFences(device, 1, &res.fence, VK_TRUE, UINT64_MAX);
+  r = vkWaitForFences(device, 1, &fence_, VK_TRUE, UINT64_MAX);
   if (r != VK_SUCCESS) return vk_error(r, "vkWaitForFences");
   SubmitStats stats;
   stats.wall_ns = static_cast<std::uint64_t>(

@@ -11,7 +11,7 @@
 
 namespace gridcheck::gpu {
 
-ir::Result<DeviceBuffer> DeviceBuffer::create(VulkanContext& ctx, std::uint64_t bytes) {
+ir::Result<DeviceBuffer> DeviceBuffer::create(VulkanContext& ctx, std::uint64_t bytes, Use use) {
   const DeviceInfo& d = ctx.info();
   const std::uint64_t range = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
   if (range > d.max_storage_buffer_range)
@@ -35,8 +35,14 @@ ir::Result<DeviceBuffer> DeviceBuffer::create(VulkanContext& ctx, std::uint64_t 
 
   VkMemoryRequirements req{};
   vkGetBufferMemoryRequirements(b.device_, b.buffer_, &req);
-  ir::Result<std::uint32_t> type = ctx.host_coherent_memory_type(req.memoryTypeBits);
-  if (!type) return type.diagnostics();
+  std::optional<std::uint32_t> type;
+  if (use == Use::Readback) type = ctx.host_cached_memory_type(req.memoryTypeBits);
+  if (!type) {
+    ir::Result<std::uint32_t> storage = ctx.host_coherent_memory_type(req.memoryTypeBits);
+    if (!storage) return storage.diagnostics();
+    type = *storage;
+  }
+  b.host_cached_ = ctx.is_host_cached(*type);
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
   ai.memoryTypeIndex = *type;
@@ -61,6 +67,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     mapped_ = std::exchange(other.mapped_, nullptr);
     size_ = std::exchange(other.size_, 0);
     range_ = std::exchange(other.range_, 0);
+    host_cached_ = std::exchange(other.host_cached_, false);
   }
   return *this;
 }

@@ -137,6 +137,31 @@ ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, Va
   return Kernel{std::move(shader).value(), *pipeline};
 }
 
+ir::Result<std::shared_ptr<const Kernel>> KernelCache::get(VulkanContext& ctx, GlslCompiler& compiler, ValidationCache& validations,
+                                                           const ir::Program& program, const KernelOptions& options) {
+  auto prepare = [&]() -> ir::Result<std::shared_ptr<const Kernel>> {
+    ir::Result<Kernel> kernel = prepare_kernel(ctx, compiler, validations, program, options);
+    if (!kernel) return kernel.diagnostics();
+    return std::make_shared<const Kernel>(std::move(kernel).value());
+  };
+  if (options.dump_dir) return prepare();
+  const std::uint64_t key = ir::content_hash(program);
+  const auto [first, last] = entries_.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    const Entry& e = it->second;
+    if (e.validate == options.validate && e.workgroup_override == options.workgroup_override && e.label == options.label &&
+        ir::structurally_equal(e.program, program)) {
+      ++hits_;
+      return e.kernel;
+    }
+  }
+  ir::Result<std::shared_ptr<const Kernel>> kernel = prepare();
+  if (!kernel || !(*kernel)->shader.trap_sites.empty()) return kernel;
+  if (entries_.size() >= capacity_) entries_.clear();
+  entries_.emplace(key, Entry{program, options.workgroup_override, options.label, options.validate, *kernel});
+  return kernel;
+}
+
 std::optional<planner::LaunchError> trap_error(std::uint64_t key, const LoweredShader& shader,
                                                std::array<std::uint32_t, 3> grid) {
   if (key == kNoTrap) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -42,6 +43,37 @@ struct KernelOptions {
 /// K090/K091 (internal: our GLSL or SPIR-V is bad), K010/K012 (driver).
 ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, ValidationCache& validations,
                                   const ir::Program& program, const KernelOptions& options);
+
+/// prepare_kernel's results for programs launched again (a split launches each segment program once per
+/// pass and once per run): a hit skips the type-check, the lowering, the device checks and the compile
+/// and pipeline caches' hashing of the GLSL and SPIR-V. The key is ir::content_hash, confirmed with
+/// ir::structurally_equal, plus every KernelOptions field. Kept: successes whose shader has no trap
+/// sites (a trap site carries the launched program's SourceLoc, which structural equality ignores).
+/// Never kept: failures, and anything while options.dump_dir is set (every launch writes its shader).
+/// At `capacity` entries the cache starts over. The kernels' pipelines live as long as the context.
+class KernelCache {
+ public:
+  explicit KernelCache(std::size_t capacity = 1024) : capacity_(capacity) {}
+
+  /// prepare_kernel(ctx, compiler, validations, program, options), or the kept result of an equal call.
+  ir::Result<std::shared_ptr<const Kernel>> get(VulkanContext& ctx, GlslCompiler& compiler, ValidationCache& validations,
+                                                const ir::Program& program, const KernelOptions& options);
+
+  std::size_t size() const { return entries_.size(); }
+  std::uint64_t hits() const { return hits_; }
+
+ private:
+  struct Entry {
+    ir::Program program;
+    std::optional<std::array<std::uint32_t, 3>> workgroup_override;
+    std::string label;
+    bool validate = true;
+    std::shared_ptr<const Kernel> kernel;
+  };
+  std::size_t capacity_;
+  std::unordered_multimap<std::uint64_t, Entry> entries_;
+  std::uint64_t hits_ = 0;
+};
 
 /// K022 / K023 / K024 / K007 when `shader` does not fit `ctx`'s device.
 std::optional<ir::Diagnostic> check_device_fits(const VulkanContext& ctx, const LoweredShader& shader);

@@ -14,8 +14,9 @@ namespace {
 
 planner::LaunchError error(Code code, std::string message) { return to_launch_error(make_error(code, std::move(message))); }
 
-ir::Result<std::shared_ptr<DeviceBuffer>> make_buffer(VulkanContext& ctx, std::uint64_t bytes) {
-  ir::Result<DeviceBuffer> b = DeviceBuffer::create(ctx, bytes);
+ir::Result<std::shared_ptr<DeviceBuffer>> make_buffer(VulkanContext& ctx, std::uint64_t bytes,
+                                                      DeviceBuffer::Use use = DeviceBuffer::Use::Storage) {
+  ir::Result<DeviceBuffer> b = DeviceBuffer::create(ctx, bytes, use);
   if (!b) return b.diagnostics();
   return std::make_shared<DeviceBuffer>(std::move(b).value());
 }
@@ -31,6 +32,16 @@ ResidentSession::~ResidentSession() {
 std::optional<planner::LaunchError> ResidentSession::upload(std::string_view name, std::span<const std::uint8_t> bytes) {
   if (!queued_.empty())
     if (std::optional<planner::LaunchError> e = sync()) return e;  // never overwrite memory queued work reads
+  for (auto& [staged_name, s] : staged_) s.state = Staged::State::None;
+  auto it = live_.find(name);
+  if (it != live_.end() && it->second.buffer.use_count() == 1 && it->second.buffer->size() == bytes.size() &&
+      bytes.size() % 4 == 0 && !bytes.empty()) {
+    // Referenced by no other name and, after the sync above, by no queued command: overwrite it in place
+    // (every byte of its range) instead of allocating and zero-filling a new one.
+    it->second.buffer->write(bytes);
+    it->second.uploaded = true;
+    return std::nullopt;
+  }
   ir::Result<std::shared_ptr<DeviceBuffer>> b = make_buffer(ctx_, bytes.size());
   if (!b) return to_launch_error(b.diagnostics().all().front());
   (*b)->write(bytes);
@@ -58,7 +69,7 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
   ko.workgroup_override = config.workgroup_override;
   ko.label = label_;  // part of the GLSL text (the compile cache's key): never a per-launch counter
   ko.dump_dir = dump_dir_;
-  ir::Result<Kernel> kernel = prepare_kernel(ctx_, compiler_, validations_, program, ko);
+  ir::Result<std::shared_ptr<const Kernel>> kernel = kernels_.get(ctx_, compiler_, validations_, program, ko);
   if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
   ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);
   if (!grid) {
@@ -129,15 +140,16 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
   }
 
   Queued q;
-  q.shader = std::move(kernel->shader);
+  q.kernel = *kernel;
   q.grid = *grid;
+  const LoweredShader& shader = q.kernel->shader;
   std::vector<const DeviceBuffer*> binding_list;
-  std::vector<std::uint32_t> push(q.shader.push_constant_words, 0);
-  for (const BufferBinding& bb : q.shader.buffers) {
+  std::vector<std::uint32_t> push(shader.push_constant_words, 0);
+  for (const BufferBinding& bb : shader.buffers) {
     binding_list.push_back(bound[bb.decl_index].get());
     if (bb.length_push_word) push[*bb.length_push_word] = static_cast<std::uint32_t>(bound[bb.decl_index]->size() / 4);
   }
-  if (q.shader.trap_binding) {
+  if (shader.trap_binding) {
     ir::Result<std::shared_ptr<DeviceBuffer>> trap = make_buffer(ctx_, 8);
     if (!trap) return to_launch_error(trap.diagnostics().all().front());
     std::memset((*trap)->bytes().data(), 0xFF, 8);
@@ -145,8 +157,9 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
     binding_list.push_back(q.trap.get());
   }
 
-  // Everything is allocated: queue the commands and update the live map.
-  for (std::uint32_t i = 0; i < config.fixpoint_iterations; ++i) batch_.dispatch(*kernel->pipeline, binding_list, push, q.grid);
+  // Everything is allocated: queue the commands and update the live map. Staged copies are out of date.
+  for (auto& [staged_name, st] : staged_) st.state = Staged::State::None;
+  for (std::uint32_t i = 0; i < config.fixpoint_iterations; ++i) batch_.dispatch(*q.kernel->pipeline, binding_list, push, q.grid);
   for (const auto& [decl_index, slice] : slices)
     batch_.copy(*bound[decl_index], decls[decl_index].output_byte_range->begin, *slice, slice->size());
   for (const auto& b : bound)
@@ -160,18 +173,20 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
 
 std::optional<planner::LaunchError> ResidentSession::sync() {
   trapped_launch_.reset();
-  if (queued_.empty()) return std::nullopt;
+  if (queued_.empty()) return submit_copies();
   ir::Result<SubmitStats> s = batch_.submit_and_wait();
   ++submissions_;
   std::vector<Queued> done = std::move(queued_);
   queued_.clear();
   keep_alive_.clear();
+  for (auto& [name, st] : staged_)
+    if (st.state == Staged::State::Queued) st.state = s ? Staged::State::Done : Staged::State::None;
   if (!s) return to_launch_error(s.diagnostics().all().front());
   for (std::size_t i = 0; i < done.size(); ++i) {
     if (!done[i].trap) continue;
     std::uint64_t key = 0;
     std::memcpy(&key, done[i].trap->bytes().data(), 8);
-    if (std::optional<planner::LaunchError> e = trap_error(key, done[i].shader, done[i].grid)) {
+    if (std::optional<planner::LaunchError> e = trap_error(key, done[i].kernel->shader, done[i].grid)) {
       trapped_launch_ = i;
       return e;
     }
@@ -179,12 +194,59 @@ std::optional<planner::LaunchError> ResidentSession::sync() {
   return std::nullopt;
 }
 
-std::optional<planner::LaunchError> ResidentSession::download(std::string_view name, planner::Bytes& out) {
-  if (!queued_.empty())
-    if (std::optional<planner::LaunchError> e = sync()) return e;
+bool ResidentSession::stage(std::string_view name) {
   auto it = live_.find(name);
-  if (it == live_.end()) return error(Code::BadInputs, fmt::format("there is no live buffer `{}`", name));
-  const auto bytes = it->second.buffer->bytes();
+  if (it == live_.end() || it->second.buffer->host_cached() || it->second.buffer->size() == 0) return false;
+  const std::shared_ptr<DeviceBuffer> source = it->second.buffer;
+  auto st = staged_.find(name);
+  if (st == staged_.end()) st = staged_.emplace(std::string(name), Staged{}).first;
+  Staged& staged = st->second;
+  if (staged.state != Staged::State::None && staged.source.lock() == source) return true;
+  if (!staged.staging || staged.staging->range() < source->range()) {
+    staged.staging.reset();  // a copy still queued into it keeps it alive through keep_alive_
+    ir::Result<std::shared_ptr<DeviceBuffer>> made = make_buffer(ctx_, source->range(), DeviceBuffer::Use::Readback);
+    if (!made) return false;  // read in place
+    staged.staging = *made;
+  }
+  if (!staged.staging->host_cached()) return false;  // the device has no host-cached memory
+  staged.source = source;
+  staged.state = Staged::State::Queued;
+  batch_.copy(*source, 0, *staged.staging, source->range());
+  keep_alive_.push_back(source);
+  keep_alive_.push_back(staged.staging);
+  return true;
+}
+
+std::optional<planner::LaunchError> ResidentSession::submit_copies() {
+  if (batch_.empty()) return std::nullopt;
+  ir::Result<SubmitStats> s = batch_.submit_and_wait();
+  keep_alive_.clear();
+  for (auto& [name, st] : staged_)
+    if (st.state == Staged::State::Queued) st.state = s ? Staged::State::Done : Staged::State::None;
+  if (!s) return to_launch_error(s.diagnostics().all().front());
+  return std::nullopt;
+}
+
+void ResidentSession::prefetch(std::span<const std::string> names) {
+  for (const std::string& name : names) stage(name);
+}
+
+std::optional<planner::LaunchError> ResidentSession::download(std::string_view name, planner::Bytes& out) {
+  auto it = live_.find(name);
+  if (it == live_.end()) {
+    if (!queued_.empty())
+      if (std::optional<planner::LaunchError> e = sync()) return e;
+    return error(Code::BadInputs, fmt::format("there is no live buffer `{}`", name));
+  }
+  const std::shared_ptr<DeviceBuffer> buffer = it->second.buffer;
+  const bool staged = stage(name);  // queued with the launches, if any, or already done
+  if (!queued_.empty()) {
+    if (std::optional<planner::LaunchError> e = sync()) return e;
+  } else if (std::optional<planner::LaunchError> e = submit_copies()) {
+    return e;
+  }
+  const auto bytes = staged ? staged_.find(name)->second.staging->bytes().first(static_cast<std::size_t>(buffer->size()))
+                            : buffer->bytes();
   out.assign(bytes.begin(), bytes.end());
   return std::nullopt;
 }

@@ -50,8 +50,16 @@ class ResidentSession {
   /// Submits everything queued as one command buffer and waits. The first trap, in queue order.
   std::optional<planner::LaunchError> sync();
 
-  /// Reads back the live buffer `name` (syncing first when launches are queued).
+  /// Reads back the live buffer `name` (syncing first when launches are queued). A buffer whose memory
+  /// the host reads uncached (DeviceBuffer::host_cached) is read through a host-cached staging copy: one
+  /// prefetched since the last launch, else one copied in the queued launches' submission, else in a
+  /// submission of its own (not counted by submissions()).
   std::optional<planner::LaunchError> download(std::string_view name, planner::Bytes& out);
+
+  /// Queues staging copies of the named live buffers (those the host reads uncached; unknown names are
+  /// ignored), so that the next sync() brings them to the host with the queued launches and download()
+  /// of them submits nothing more. A later launch() or upload() discards them.
+  void prefetch(std::span<const std::string> names);
 
   bool has(std::string_view name) const { return live_.find(name) != live_.end(); }
   /// True while `name` still holds the bytes given to upload() (no launch produced it since).
@@ -73,7 +81,7 @@ class ResidentSession {
     bool uploaded = false;
   };
   struct Queued {
-    LoweredShader shader;
+    std::shared_ptr<const Kernel> kernel;
     std::array<std::uint32_t, 3> grid{};
     std::shared_ptr<DeviceBuffer> trap;
   };
@@ -81,10 +89,23 @@ class ResidentSession {
   VulkanContext& ctx_;
   GlslCompiler& compiler_;
   ValidationCache validations_;
+  KernelCache kernels_;
   std::map<std::string, Live, std::less<>> live_;
   CommandBatch batch_;
   std::vector<Queued> queued_;
   std::vector<std::shared_ptr<DeviceBuffer>> keep_alive_;  ///< buffers referenced by queued commands
+  struct Staged {
+    enum class State : std::uint8_t { None, Queued, Done };
+    std::weak_ptr<DeviceBuffer> source;     ///< the live buffer copied (weak: upload() reuses sole owners)
+    std::shared_ptr<DeviceBuffer> staging;  ///< its host-cached copy (kept for reuse)
+    State state = State::None;
+  };
+  /// Queues a staging copy of live buffer `name` unless one is queued or done for it; false when the host
+  /// reads it directly.
+  bool stage(std::string_view name);
+  /// Submits a batch that holds staging copies only (no launches queued).
+  std::optional<planner::LaunchError> submit_copies();
+  std::map<std::string, Staged, std::less<>> staged_;
   std::string label_;
   std::optional<std::filesystem::path> dump_dir_;
   std::uint64_t submissions_ = 0;

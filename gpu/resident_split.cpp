@@ -50,6 +50,18 @@ std::optional<LaunchError> host_view(ResidentSession& session, const planner::Sp
   return std::nullopt;
 }
 
+/// Queues staging copies of what host_view(only) will download, so that they come with the next sync
+/// (a device whose buffer memory the host reads uncached would otherwise need a submission per name).
+void prefetch_view(ResidentSession& session, const planner::SplitPlan& plan, const std::vector<std::string>* only) {
+  std::vector<std::string> names;
+  for (const std::string& name : only ? *only : session.names()) {
+    bool borrowed = false;
+    for (const std::string& input : plan.caller_inputs) borrowed = borrowed || (input == name && session.is_uploaded(name));
+    if (!borrowed) names.push_back(name);
+  }
+  session.prefetch(names);
+}
+
 }  // namespace
 
 SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& program, const planner::SplitPlan& plan,
@@ -119,6 +131,7 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
     }
     run.passes = pass + 1;
     if (schedule.passes > 1) {
+      prefetch_view(session, plan, nullptr);
       std::optional<LaunchError> error = session.sync();
       if (error) {
         // The trap belongs to one launch of this pass: name that segment, as the host loop would.
@@ -136,6 +149,7 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
       }
     }
   }
+  prefetch_view(session, plan, &plan.final_outputs);
   if (std::optional<LaunchError> error = session.sync()) {
     const std::size_t launches_in_last_pass = plan.segments.size();
     const std::size_t k = session.trapped_launch().value_or(0) % launches_in_last_pass;
@@ -174,6 +188,7 @@ SplitRun run_split_resident(const planner::Profile& profile, const ir::Program& 
     std::optional<LaunchError> error;
     for (std::size_t i = 0; i < in_names.size() && !error; ++i) error = session.upload(in_names[i], inputs[i]);
     if (!error) error = session.launch(program, launch, in_names, run.output_names);
+    if (!error) session.prefetch(run.output_names);
     if (!error) error = session.sync();
     outputs.resize(run.output_names.size());
     for (std::size_t i = 0; i < run.output_names.size() && !error; ++i) error = session.download(run.output_names[i], outputs[i]);

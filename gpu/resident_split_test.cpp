@@ -81,6 +81,97 @@ TEST_F(Gpu_Resident, AMissingInputIsAnErrorBeforeAnythingIsQueued) {
   EXPECT_EQ(s.queued_launches(), 0u);
 }
 
+TEST_F(Gpu_Resident, RelaunchingAnEqualProgramNeitherLowersNorCompilesItAgain) {
+  ResidentSession s(ctx(), compiler_);
+  Builder b({4, 1, 1});
+  auto acc = b.read_write("acc", 0, ScalarType::U32, 4);
+  Program inc = b.wrapped({b.store(acc, b.gid(), b.load(acc, b.gid()) * b.u32(3) + b.u32(1))});
+  const Program copy = inc;
+  ASSERT_FALSE(s.upload("acc", bytes({0, 1, 2, 3})));
+  ASSERT_FALSE(s.launch(inc, grid1()));
+  const std::uint64_t compiles = compiler_.compiles();
+  const std::uint64_t hits = compiler_.hits();
+  ASSERT_FALSE(s.launch(copy, grid1()));
+  ASSERT_FALSE(s.launch(inc, grid1()));
+  EXPECT_EQ(compiler_.compiles(), compiles);
+  EXPECT_EQ(compiler_.hits(), hits);  // a lowering would have asked the compile cache again
+  s.set_label("another label");     // part of the GLSL: lowered again, a new text
+  ASSERT_FALSE(s.launch(inc, grid1()));
+  EXPECT_EQ(compiler_.compiles(), compiles + 1);
+  Bytes out;
+  ASSERT_FALSE(s.download("acc", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{40, 121, 202, 283}));  // x -> 81x + 40
+}
+
+TEST_F(Gpu_Resident, EqualProgramsWithTrapsAtOtherLocationsReportTheirOwnLocation) {
+  auto make = [](std::uint32_t line) {
+    Builder b({4, 1, 1});
+    auto d = b.read("d", 0, ScalarType::I32, 4);
+    auto out = b.output("out", 1, ScalarType::I32, 4);
+    E quotient = b.i32(12) / b.load(d, b.gid());
+    b.program().set_loc(quotient.id, SourceLoc{line, 5});
+    return b.wrapped({b.store(out, b.gid(), quotient)});
+  };
+  ResidentSession s(ctx(), compiler_);
+  ASSERT_FALSE(s.upload("d", bytes({1, 2, 0, 3})));
+  for (std::uint32_t line : {7u, 9u}) {
+    ASSERT_FALSE(s.launch(make(line), grid1()));
+    std::optional<planner::LaunchError> e = s.sync();
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->kind, planner::LaunchErrorKind::Trap);
+    EXPECT_EQ(e->loc, (SourceLoc{line, 5}));
+  }
+}
+
+TEST_F(Gpu_Resident, UploadingOverABufferAnotherNameSharesLeavesThatNameAlone) {
+  ResidentSession s(ctx(), compiler_);
+  Builder b({4, 1, 1});
+  auto acc = b.read_write("acc", 0, ScalarType::U32, 4);
+  Program inc = b.wrapped({b.store(acc, b.gid(), b.load(acc, b.gid()) + b.u32(1))});
+  const std::vector<std::string> in = {"a"};
+  const std::vector<std::string> out = {"b"};
+  ASSERT_FALSE(s.upload("a", bytes({1, 2, 3, 4})));
+  ASSERT_FALSE(s.launch(inc, grid1(), in, out));  // in place: `b` is `a`'s buffer
+  ASSERT_FALSE(s.upload("a", bytes({10, 20, 30, 40})));
+  ASSERT_FALSE(s.upload("c", bytes({5, 6, 7, 8})));
+  ASSERT_FALSE(s.upload("c", bytes({50, 60, 70, 80})));  // nothing else holds `c`: overwritten
+  Bytes a, b_bytes, c;
+  ASSERT_FALSE(s.download("a", a));
+  ASSERT_FALSE(s.download("b", b_bytes));
+  ASSERT_FALSE(s.download("c", c));
+  EXPECT_EQ(words(a), (std::vector<std::uint32_t>{10, 20, 30, 40}));
+  EXPECT_EQ(words(b_bytes), (std::vector<std::uint32_t>{2, 3, 4, 5}));
+  EXPECT_EQ(words(c), (std::vector<std::uint32_t>{50, 60, 70, 80}));
+  EXPECT_TRUE(s.is_uploaded("a"));
+  EXPECT_FALSE(s.is_uploaded("b"));
+}
+
+// Where the host reads buffer memory uncached (an NVIDIA GPU's BAR), prefetch and download go through
+// staging copies; on lavapipe they read in place. Either way a download shows the latest bytes.
+TEST_F(Gpu_Resident, ADownloadShowsWhatLaterLaunchesAndUploadsMadeOfAPrefetchedBuffer) {
+  ResidentSession s(ctx(), compiler_);
+  Builder b({4, 1, 1});
+  auto acc = b.read_write("acc", 0, ScalarType::U32, 4);
+  Program inc = b.wrapped({b.store(acc, b.gid(), b.load(acc, b.gid()) + b.u32(1))});
+  const std::vector<std::string> names = {"acc", "nothing"};
+  ASSERT_FALSE(s.upload("acc", bytes({1, 2, 3, 4})));
+  ASSERT_FALSE(s.launch(inc, grid1()));
+  s.prefetch(names);
+  ASSERT_FALSE(s.launch(inc, grid1()));  // after the prefetch: the prefetched copy is out of date
+  Bytes out;
+  ASSERT_FALSE(s.download("acc", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{3, 4, 5, 6}));
+  EXPECT_EQ(s.submissions(), 1u);
+  s.prefetch(names);
+  ASSERT_FALSE(s.sync());
+  ASSERT_FALSE(s.download("acc", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{3, 4, 5, 6}));
+  ASSERT_FALSE(s.upload("acc", bytes({7, 8, 9, 10})));  // the same size: written in place
+  ASSERT_FALSE(s.download("acc", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{7, 8, 9, 10}));
+  EXPECT_EQ(s.submissions(), 1u);  // staging copies are not launches
+}
+
 // ---------------------------------------------------------------- the split, host vs resident
 
 struct Both {

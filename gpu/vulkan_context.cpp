@@ -335,4 +335,21 @@ ir::Result<std::uint32_t> VulkanContext::host_coherent_memory_type(std::uint32_t
                     fmt::format("device {} has no host-visible coherent memory type for storage buffers", info_.name));
 }
 
+std::optional<std::uint32_t> VulkanContext::host_cached_memory_type(std::uint32_t type_bits) const {
+  const VkMemoryPropertyFlags need =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  std::optional<std::uint32_t> device_local;
+  for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+    const VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
+    if (!(type_bits & (1u << i)) || (flags & need) != need) continue;
+    if (!(flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) return i;
+    if (!device_local) device_local = i;
+  }
+  return device_local;
+}
+
+bool VulkanContext::is_host_cached(std::uint32_t type) const {
+  return type < memory_.memoryTypeCount && (memory_.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0;
+}
+
 }  // namespace gridcheck::gpu

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,6 +104,11 @@ class VulkanContext {
 
   /// A HOST_VISIBLE | HOST_COHERENT memory type among `type_bits`, preferring DEVICE_LOCAL; K013 if none.
   ir::Result<std::uint32_t> host_coherent_memory_type(std::uint32_t type_bits) const;
+  /// A HOST_VISIBLE | HOST_COHERENT | HOST_CACHED memory type among `type_bits` (host reads run at memory
+  /// speed), preferring one that is not DEVICE_LOCAL; nullopt if none.
+  std::optional<std::uint32_t> host_cached_memory_type(std::uint32_t type_bits) const;
+  /// True when memory type `type` is HOST_CACHED.
+  bool is_host_cached(std::uint32_t type) const;
 
  private:
   VulkanContext() = default;

@@ -32,7 +32,7 @@ ir::Result<std::unique_ptr<VulkanExecutor>> VulkanExecutor::create(const Context
   return exec;
 }
 
-VulkanExecutor::VulkanExecutor(VulkanContext& ctx) : ctx_(&ctx) {}
+VulkanExecutor::VulkanExecutor(VulkanContext& ctx) : ctx_(&ctx), batch_(ctx) {}
 VulkanExecutor::~VulkanExecutor() = default;
 
 std::string VulkanExecutor::name() const { return "vulkan:" + ctx_->info().name; }
@@ -116,9 +116,31 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
   }
   if (shader.trap_binding) bound.push_back(&trap);
 
-  CommandBatch batch(*ctx_);
-  for (std::uint32_t i = 0; i < config.fixpoint_iterations; ++i) batch.dispatch(*kernel->pipeline, bound, push, *grid);
-  ir::Result<SubmitStats> submitted = batch.submit_and_wait();
+  // Outputs in memory the host reads uncached are copied to host-cached staging buffers after the
+  // dispatches (a range outside its buffer is left for the check after the launch).
+  std::vector<std::optional<std::size_t>> staged(decls.size());
+  std::vector<ir::ByteRange> staged_range(decls.size());
+  for (std::size_t i = 0, next = 0; i < decls.size(); ++i) {
+    const ir::BufferDecl& b = decls[i];
+    if (!ir::is_dispatch_output(b) || !buffers[i].valid() || buffers[i].host_cached()) continue;
+    const ir::ByteRange r = b.output_byte_range.value_or(ir::ByteRange{0, buffers[i].size()});
+    if (r.begin >= r.end || r.end > buffers[i].size()) continue;
+    if (staging_.size() <= next) staging_.emplace_back();
+    DeviceBuffer& s = staging_[next];
+    if (!s.valid() || s.size() < r.end - r.begin) {
+      ir::Result<DeviceBuffer> made = DeviceBuffer::create(*ctx_, r.end - r.begin, DeviceBuffer::Use::Readback);
+      if (!made) break;  // read the rest in place
+      s = std::move(made).value();
+    }
+    if (!s.host_cached()) break;  // the device has no host-cached memory: read in place
+    staged[i] = next++;
+    staged_range[i] = r;
+  }
+  for (std::uint32_t i = 0; i < config.fixpoint_iterations; ++i) batch_.dispatch(*kernel->pipeline, bound, push, *grid);
+  for (std::size_t i = 0; i < decls.size(); ++i)
+    if (staged[i])
+      batch_.copy(buffers[i], staged_range[i].begin, staging_[*staged[i]], staged_range[i].end - staged_range[i].begin);
+  ir::Result<SubmitStats> submitted = batch_.submit_and_wait();
   if (!submitted) return to_launch_error(submitted.diagnostics().all().front());
   last_.submit_ns = submitted->wall_ns;
 
@@ -142,6 +164,7 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
                                                     program.name(b.name), bytes.size()));
       bytes = bytes.subspan(r.begin, r.end - r.begin);
     }
+    if (staged[i]) bytes = staging_[*staged[i]].bytes().first(bytes.size());  // the same bytes, host-cached
     outputs[next++].assign(bytes.begin(), bytes.end());
   }
   last_.total_ns = since(start);

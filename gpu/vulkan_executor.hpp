@@ -1,7 +1,9 @@
 #pragma once
 // VulkanExecutor: planner::Executor on a Vulkan device (H-gpu per segment, W-gpu for a whole
 // fence-free program). One launch = lower + compile (both cached) + fresh host-visible buffers + one
-// submission of `fixpoint_iterations` dispatches separated by COMPUTE->COMPUTE barriers + readback.
+// submission of `fixpoint_iterations` dispatches separated by COMPUTE->COMPUTE barriers + readback
+// (outputs in memory the host reads uncached are first copied to host-cached staging buffers in the
+// same submission).
 //
 // ABI (planner/executor.hpp): inputs are the ir::is_dispatch_input buffers in declaration order; a
 // buffer with a declared count must receive exactly count*4 bytes (spec §5.5); dispatch outputs that
@@ -18,6 +20,8 @@
 #include <optional>
 #include <string>
 
+#include "gpu/command_batch.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/glsl_compiler.hpp"
 #include "gpu/kernel.hpp"
 #include "gpu/vulkan_context.hpp"
@@ -62,6 +66,8 @@ class VulkanExecutor final : public planner::Executor {
   VulkanContext* ctx_;
   GlslCompiler compiler_;
   ValidationCache validations_;
+  CommandBatch batch_;  ///< its driver objects are kept from launch to launch
+  std::vector<DeviceBuffer> staging_;  ///< host-cached copies of outputs the host reads uncached (kept)
   std::optional<std::filesystem::path> dump_dir_;
   std::string label_;
   bool validate_ = true;
