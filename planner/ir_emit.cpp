@@ -1,6 +1,5 @@
 #include "planner/ir_emit.hpp"
 
-#include <bit>
 
 #include "ir/ice.hpp"
 
