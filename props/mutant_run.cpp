@@ -372,7 +372,7 @@ DagCase shrink_dag(const planner::Profile& base, const planner::Profile& mutant,
   return d;
 }
 
-ir::Case dag_case(const Mutant& mutant, const planner::Profile& base, const DagCase& d, const std::string& violation) {
+ir::Case contract_case(const Mutant& mutant, const DagCase& d, const std::string& violation) {
   // The program is a placeholder that R runs; the graph is in meta (contract_waves, contract_edges).
   const std::string text = fmt::format(
       "case mutant-{} \"{}\"\n"
@@ -387,7 +387,6 @@ ir::Case dag_case(const Mutant& mutant, const planner::Profile& base, const DagC
   GC_ASSERT(parsed.ok());
   ir::Case c = std::move(parsed).value();
   c.description = violation;
-  (void)base;
   return c;
 }
 
@@ -639,6 +638,8 @@ struct MutantRunner::Impl {
     co.on_progress = [&](const CampaignProgress&) {
       if (stopped()) stop.store(true);
     };
+    // Runs under the campaign's lock: confirming a failure (a few oracle runs) briefly holds the
+    // other workers; it happens once per mutant in practice.
     co.on_failure = [&](const CampaignFailure& f) {
       if (kill || f.blame == "generator") return;
       auto confirmed = confirm(f.shrunk, base, mutant, true, true);
@@ -665,7 +666,7 @@ struct MutantRunner::Impl {
     if (kill) {
       run.killed = true;
       run.seconds = found_after;
-      run.work = found_index / co.shard_count + 1;  // cases up to the killing one (exact with one job)
+      run.work = found_index + 1;  // cases up to the killing one (exact with one job)
       run.detail = fmt::format("generated case {} (seed {}): {}", found_index, options.fuzz_seed, kill->second);
       run.killing_case = std::move(kill->first);
       set_meta(*run.killing_case, "fuzz_seed", std::to_string(options.fuzz_seed));
@@ -704,7 +705,7 @@ struct MutantRunner::Impl {
       const std::string why = dag_violation(mutant, small).value_or("");
       run.detail = fmt::format("graph {} after {} graphs ({} waves, edges \"{}\"): {}", i + 1, run.work, small.waves,
                                format_dag_edges(small.edges), why);
-      run.killing_case = dag_case(m, base, small, why);
+      run.killing_case = contract_case(m, small, why);
       return run;
     }
     run.seconds = since(start);
