@@ -5,15 +5,6 @@
 namespace gridcheck::ir {
 namespace {
 
-std::string_view severity_word(Severity s) {
-  switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Note: return "note";
-  }
-  return "error";
-}
-
 std::string_view line_of(std::string_view text, std::uint32_t line) {
   std::uint32_t current = 1;
   std::size_t start = 0;
@@ -36,9 +27,9 @@ void render_one(std::string& out, const Diagnostic& d, std::string_view source_t
   if (d.loc.known()) where += fmt::format("{}{}:{}", where.empty() ? "" : ":", d.loc.line, d.loc.col);
   if (!where.empty()) where += ": ";
   if (d.code.empty())
-    out += fmt::format("{}{}: {}\n", where, severity_word(d.severity), d.message);
+    out += fmt::format("{}{}: {}\n", where, name_of(d.severity), d.message);
   else
-    out += fmt::format("{}{}[{}]: {}\n", where, severity_word(d.severity), d.code, d.message);
+    out += fmt::format("{}{}[{}]: {}\n", where, name_of(d.severity), d.code, d.message);
   if (d.loc.known() && !source_text.empty()) {
     const std::string_view line = line_of(source_text, d.loc.line);
     if (!line.empty() || d.loc.col <= 1) {
@@ -52,6 +43,15 @@ void render_one(std::string& out, const Diagnostic& d, std::string_view source_t
 }
 
 }  // namespace
+
+std::string_view name_of(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "error";
+}
 
 bool Diagnostics::has_errors() const {
   for (const Diagnostic& d : list_)

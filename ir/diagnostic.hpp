@@ -14,6 +14,8 @@
 namespace gridcheck::ir {
 
 enum class Severity : std::uint8_t { Error, Warning, Note };
+/// "error", "warning", "note".
+std::string_view name_of(Severity s);
 
 struct Diagnostic {
   Severity severity = Severity::Error;

@@ -12,6 +12,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/literal.hpp"
 #include "ir/text/parser.hpp"
+#include "tools/exit_codes.hpp"
 
 namespace gridcheck::tools {
 namespace fs = std::filesystem;
@@ -154,15 +155,6 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
 
 namespace {
 
-std::string_view severity_name(ir::Severity s) {
-  switch (s) {
-    case ir::Severity::Error: return "error";
-    case ir::Severity::Warning: return "warning";
-    case ir::Severity::Note: return "note";
-  }
-  return "error";
-}
-
 nlohmann::json to_json(const props::ByteDiff& d) {
   return {{"buffer", d.buffer},
           {"differing_values", d.differing_elements},
@@ -186,7 +178,7 @@ nlohmann::json to_json(const interp::InvocationIds& ids) {
 }
 
 nlohmann::json to_json(const ir::Diagnostic& d) {
-  nlohmann::json j = {{"severity", severity_name(d.severity)}, {"code", d.code}, {"file", d.file},
+  nlohmann::json j = {{"severity", ir::name_of(d.severity)}, {"code", d.code}, {"file", d.file},
                       {"line", d.loc.line}, {"col", d.loc.col}, {"message", d.message}};
   if (!d.notes.empty()) {
     j["notes"] = nlohmann::json::array();
@@ -234,6 +226,25 @@ nlohmann::json to_json(const props::CaseReport& report) {
     j["splits"].push_back(std::move(sj));
   }
   return j;
+}
+
+int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file) {
+  const props::CaseReport report = props::evaluate_case(loaded.test_case, options);
+  int code = kExitOk;
+  if (report.reference_verdict == ir::Verdict::Invalid && !report.schedule_dependent) code = kExitBadInput;
+  for (const props::SplitOutcome& s : report.splits)
+    if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) code = kExitMismatch;
+  if (json) {
+    nlohmann::json j = to_json(report);
+    j["file"] = file;
+    j["case"] = loaded.test_case.name;
+    j["exit_code"] = code;
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::fputs(ir::render(report.reference.diagnostics, loaded.text).c_str(), stderr);
+    std::fputs(describe_report(loaded.test_case, report).c_str(), stdout);
+  }
+  return code;
 }
 
 std::string describe_report(const ir::Case& c, const props::CaseReport& report) {

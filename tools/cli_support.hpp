@@ -68,6 +68,11 @@ nlohmann::json to_json(const ir::Diagnostic& d);
 nlohmann::json to_json(const ir::Diagnostics& ds);
 nlohmann::json to_json(const props::CaseReport& report);
 
+/// One case through the oracle with `options` (profiles and backend already chosen), printed as
+/// JSON or as the describe_report text. Exit code: 0 every split matches or refuses, 1 a split
+/// diverges or errs, 2 R refuses the case.
+int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file);
+
 /// The R / H-cpu / H-gpu comparison for a person: R's outputs and verdict, each split's verdict and
 /// its first divergence.
 std::string describe_report(const ir::Case& c, const props::CaseReport& report);

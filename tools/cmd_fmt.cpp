@@ -11,6 +11,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/parser.hpp"
 #include "ir/text/printer.hpp"
+#include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
 
@@ -39,25 +40,18 @@ bool write_atomically(const std::string& path, const std::string& text) {
 }
 
 int run_fmt(const FmtArgs& args) {
-  const ir::Result<std::string> text = ir::read_case_text(args.file);
-  if (!text) {
-    std::fputs(ir::render(text.diagnostics()).c_str(), stderr);
-    return kExitBadInput;
-  }
-  const ir::Result<ir::Case> parsed = ir::parse_case(*text, args.file);
-  if (!parsed) {
-    std::fputs(ir::render(parsed.diagnostics(), *text).c_str(), stderr);
-    return kExitBadInput;
-  }
-  const std::string canonical = ir::print(*parsed);
+  const auto loaded = load_case(args.file);
+  if (!loaded) return kExitBadInput;
+  const std::string& text = loaded->text;
+  const std::string canonical = ir::print(loaded->test_case);
   if (args.check) {
-    if (canonical == *text) return kExitOk;
+    if (canonical == text) return kExitOk;
     std::fprintf(stderr, "%s: not in canonical form (run gridcheck fmt --write %s)\n", args.file.c_str(),
                  args.file.c_str());
     return kExitMismatch;
   }
   if (args.write) {
-    if (canonical == *text) return kExitOk;
+    if (canonical == text) return kExitOk;
     if (!write_atomically(args.file, canonical)) {
       std::fprintf(stderr, "%s: error: cannot write the file\n", args.file.c_str());
       return kExitBadInput;

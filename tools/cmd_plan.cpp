@@ -17,6 +17,7 @@
 #include "planner/plan_render.hpp"
 #include "planner/profile.hpp"
 #include "planner/segment_plan.hpp"
+#include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
 
@@ -38,16 +39,10 @@ int run_plan(const PlanArgs& args) {
     std::fprintf(stderr, "gridcheck plan: unknown profile `%s` (known: %s)\n", args.profile.c_str(), known.c_str());
     return kExitBadInput;
   }
-  const ir::Result<std::string> text = ir::read_case_text(args.file);
-  if (!text) {
-    std::fputs(ir::render(text.diagnostics()).c_str(), stderr);
-    return kExitBadInput;
-  }
-  const ir::Result<ir::Case> parsed = ir::parse_case(*text, args.file);
-  if (!parsed) {
-    std::fputs(ir::render(parsed.diagnostics(), *text).c_str(), stderr);
-    return kExitBadInput;
-  }
+  const auto loaded = load_case(args.file);
+  if (!loaded) return kExitBadInput;
+  const std::string* text = &loaded->text;
+  const ir::Case* parsed = &loaded->test_case;
   const ir::Result<planner::SplitPlan> plan = planner::plan_split(*profile, parsed->program);
   if (!plan) {
     ir::Diagnostics refusals = plan.diagnostics();

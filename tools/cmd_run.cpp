@@ -247,21 +247,7 @@ int run_split_file(const RunArgs& args) {
   backend.backend = args.split;
   std::unique_ptr<props::GpuBackend> gpu;
   if (!apply_backend(backend, false, options, gpu, "run")) return kExitBadInput;
-  const props::CaseReport report = props::evaluate_case(loaded->test_case, options);
-  int code = kExitOk;
-  if (report.reference_verdict == ir::Verdict::Invalid && !report.schedule_dependent) code = kExitBadInput;
-  for (const props::SplitOutcome& s : report.splits)
-    if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) code = kExitMismatch;
-  if (args.json) {
-    nlohmann::json j = to_json(report);
-    j["file"] = args.file;
-    j["exit_code"] = code;
-    std::printf("%s\n", j.dump(2).c_str());
-  } else {
-    std::fputs(ir::render(report.reference.diagnostics, loaded->text).c_str(), stderr);
-    std::fputs(describe_report(loaded->test_case, report).c_str(), stdout);
-  }
-  return code;
+  return compare_case(*loaded, options, args.json, args.file);
 }
 
 int run_case_file(const RunArgs& args) {

@@ -12,6 +12,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/parser.hpp"
 #include "ir/validate/validator.hpp"
+#include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
 
@@ -27,25 +28,6 @@ struct ValidateArgs {
   bool allow_shadowing = false;
   bool allow_collectives = false;
 };
-
-std::string_view severity_name(ir::Severity s) {
-  switch (s) {
-    case ir::Severity::Error: return "error";
-    case ir::Severity::Warning: return "warning";
-    case ir::Severity::Note: return "note";
-  }
-  return "error";
-}
-
-nlohmann::json to_json(const ir::Diagnostic& d) {
-  nlohmann::json j = {{"severity", severity_name(d.severity)}, {"code", d.code},       {"file", d.file},
-                      {"line", d.loc.line},                    {"col", d.loc.col},     {"message", d.message}};
-  if (!d.notes.empty()) {
-    j["notes"] = nlohmann::json::array();
-    for (const ir::Diagnostic& n : d.notes) j["notes"].push_back(to_json(n));
-  }
-  return j;
-}
 
 struct FileReport {
   bool valid = false;
@@ -84,7 +66,7 @@ void print_rules() {
   std::printf("%-5s %-8s %-5s %-9s %s\n", "code", "severity", "phase", "origin", "rule");
   for (const ir::ValidationRule& r : ir::validation_rules())
     std::printf("%-5.*s %-8.*s %-5d %-9.*s %.*s\n", static_cast<int>(r.code.size()), r.code.data(),
-                static_cast<int>(severity_name(r.severity).size()), severity_name(r.severity).data(), r.phase,
+                static_cast<int>(ir::name_of(r.severity).size()), ir::name_of(r.severity).data(), r.phase,
                 static_cast<int>(r.origin.size()), r.origin.data(), static_cast<int>(r.summary.size()),
                 r.summary.data());
 }
