@@ -371,6 +371,17 @@ class CaseEvaluator {
     const std::string blame = gpu && cpu->verdict == ir::Verdict::Match ? "lowering/driver" : "planner";
     const interp::RunResult& r = report_.reference;
 
+    // A data race inside a segment launch is a property of the planned segments, not of the
+    // backend: the GPU's bytes are merely one schedule's. H-gpu inherits H-cpu's race verdict.
+    if (gpu && cpu->failure && cpu->failure->launch_error &&
+        cpu->failure->launch_error->kind == planner::LaunchErrorKind::Race) {
+      s.verdict = ir::Verdict::Diverge;
+      s.detail = "planner";
+      s.message = "a segment launch of the split races (found by H-cpu's race detector): " +
+                  cpu->failure->launch_error->message;
+      return s;
+    }
+
     if (!run.ok()) {
       s.failure = run.failure;
       const ir::Diagnostic& d = run.failure->diagnostic;
