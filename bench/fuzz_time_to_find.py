@@ -8,10 +8,14 @@ time to find it, how many seeds found it, and the median size of its shrunk case
 programs per second of each campaign.
 
 usage: bench/fuzz_time_to_find.py [--gridcheck build/tools/gridcheck] [--seeds 10] [--seconds 60]
-                                  [--profile vyre-0.7.2] [--jobs 1]
+                                  [--profile vyre-0.7.2] [--jobs 1] [--parallel 1]
+
+--parallel P runs P campaigns (seeds) at once, each as its own process; give each one core
+(P x jobs <= cores) or the per-seed times measure contention, not the fuzzer.
 """
 
 import argparse
+import concurrent.futures
 import json
 import statistics
 import subprocess
@@ -39,25 +43,36 @@ def main():
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--profile", default="vyre-0.7.2")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--parallel", type=int, default=1, help="campaigns run at once")
     args = parser.parse_args()
 
     found = {c: [] for c in CLASSES}  # class -> [(seconds, statements)]
     rates = []
-    for seed in range(args.first_seed, args.first_seed + args.seeds):
-        report = run_campaign(args, seed)
-        rates.append(report["cases"] / max(report["seconds"], 1e-9))
-        first = {}
-        for f in report["failures"]:
-            for c in f["class"].split("+"):
-                if c in found and (c not in first or f["found_after_seconds"] < first[c][0]):
-                    first[c] = (f["found_after_seconds"], f["statements_after"])
-        for c, hit in first.items():
-            found[c].append(hit)
-        print(f"seed {seed}: {report['cases']} cases in {report['seconds']:.1f} s "
-              f"({rates[-1]:.0f}/s), classes {' '.join(sorted(first))}", flush=True)
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
+        reports = pool.map(lambda seed: (seed, run_campaign(args, seed)), seeds)
+        for seed, report in reports:
+            summarise(report, seed, found, rates)
+    print_table(args, found, rates)
 
+
+def summarise(report, seed, found, rates):
+    """Adds one campaign's rate and first hit per class; prints its line."""
+    rates.append(report["cases"] / max(report["seconds"], 1e-9))
+    first = {}
+    for f in report["failures"]:
+        for c in f["class"].split("+"):
+            if c in found and (c not in first or f["found_after_seconds"] < first[c][0]):
+                first[c] = (f["found_after_seconds"], f["statements_after"])
+    for c, hit in first.items():
+        found[c].append(hit)
+    print(f"seed {seed}: {report['cases']} cases in {report['seconds']:.1f} s "
+          f"({rates[-1]:.0f}/s), classes {' '.join(sorted(first))}", flush=True)
+
+
+def print_table(args, found, rates):
     print(f"\nprofile {args.profile}, {args.seeds} seeds x {args.seconds:g} s, jobs {args.jobs}; "
-          f"median {statistics.median(rates):.0f} cases/s")
+          f"parallel {args.parallel}; median {statistics.median(rates):.0f} cases/s")
     print(f"{'class':<6} {'found':>7} {'median s':>9} {'worst s':>8} {'median stmts':>13} {'max stmts':>10}")
     for c in CLASSES:
         hits = found[c]

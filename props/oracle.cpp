@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "interp/observer.hpp"
@@ -271,27 +272,28 @@ class CaseEvaluator {
     rule_ = comparison_rule(c_.program);
     for_each_profile([&](const planner::Profile& profile) {
       const std::vector<Bytes> inputs = split_inputs(profile);
-      const SplitOutcome* cpu = nullptr;
-      if (options_.cpu) {
+      // H-gpu's blame and its segment-race verdict come from H-cpu, so H-cpu runs whenever H-gpu
+      // does; it is reported only when asked for.
+      std::optional<SplitOutcome> cpu;
+      if (options_.cpu || options_.gpu) {
         // Races inside a segment launch (e.g. a propagated let that re-reads what the segment
         // writes) make the split's own result schedule-dependent: report them as the split's failure.
         interp::RunOptions per_launch = interp_options();
         per_launch.detect_races = options_.detect_races;
         InterpExecutor executor(per_launch);
-        report_.splits.push_back(judge("H-cpu", profile, run_split(profile, inputs, executor), nullptr));
-        cpu = &report_.splits.back();
-        if (cpu->verdict == ir::Verdict::Diverge && options_.locate_first_divergence) locate(profile, inputs, report_.splits.back());
+        cpu = judge("H-cpu", profile, run_split(profile, inputs, executor), nullptr);
+        if (options_.cpu && cpu->verdict == ir::Verdict::Diverge && options_.locate_first_divergence)
+          locate(profile, inputs, *cpu);
+        if (options_.cpu) report_.splits.push_back(*cpu);
       }
       if (options_.gpu) {
         const planner::RunConfig config{c_.grid, std::nullopt, c_.fixpoint};
         const planner::SplitRun run = options_.gpu(profile, c_.program, inputs, config);
-        const SplitOutcome* cpu_now = options_.cpu ? &report_.splits[report_.splits.size() - 1] : nullptr;
-        SplitOutcome gpu = judge(options_.gpu_name, profile, run, cpu_now);
+        SplitOutcome gpu = judge(options_.gpu_name, profile, run, &*cpu);
         gpu.comparison_rule = rule_.describe();
         if (options_.gpu_resident) check_resident_mode(profile, inputs, config, run, gpu);
         report_.splits.push_back(std::move(gpu));
       }
-      (void)cpu;
     });
     return std::move(report_);
   }

@@ -31,7 +31,7 @@ using GpuSplitRunner = std::function<planner::SplitRun(const planner::Profile& p
 
 struct OracleOptions {
   std::vector<const planner::Profile*> profiles;  ///< empty: the default profile (sound)
-  bool cpu = true;                                 ///< run H-cpu
+  bool cpu = true;                                 ///< report H-cpu (it also runs for H-gpu: blame, segment races)
   GpuSplitRunner gpu;                              ///< run H-gpu (host mode) when set
   /// H-gpu's resident mode: when set, it must give exactly the bytes (and verdict) of host mode.
   GpuSplitRunner gpu_resident;

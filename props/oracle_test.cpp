@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "ir/builder.hpp"
+#include "planner/split_dispatch.hpp"
 #include "props/case_generator.hpp"
+#include "props/interp_executor.hpp"
 
 namespace gridcheck::props {
 namespace {
@@ -108,6 +110,68 @@ TEST(Props_Oracle, ExpectationsAreChecked) {
   c.outputs.push_back({ir::Oracle::Reference, "", "buf", std::vector<std::uint32_t>{9, 2, 3, 5}, std::nullopt, {}});
   c.expectations.push_back({ir::Oracle::SplitCpu, "vyre-0.7.2", ir::Verdict::Match, "", {}});
   EXPECT_EQ(check_expectations(c, report).size(), 2u);
+}
+
+// A stand-in for H-gpu: the split over the interpreter without the race detector (one schedule's
+// bytes, as a GPU gives), optionally with one output word corrupted (a lowering bug).
+GpuSplitRunner fake_gpu(bool corrupt_first_word) {
+  return [corrupt_first_word](const planner::Profile& profile, const ir::Program& program,
+                              std::span<const planner::Bytes> inputs, const planner::RunConfig& config) {
+    InterpExecutor executor;
+    planner::SplitRun run = planner::run_split(profile, program, inputs, config, executor);
+    if (corrupt_first_word && run.ok() && !run.outputs.empty() && !run.outputs[0].empty()) run.outputs[0][0] ^= 0xFF;
+    return run;
+  };
+}
+
+// The segment launch reads rw1[0] in every invocation after another stores it (a let propagated
+// into the segment): R is race-free, the vyre split is not. H-gpu alone (H-cpu not reported) must
+// still say so, since the GPU's bytes are one schedule's (fuzz-G1+G2-aaa8a418).
+ir::Case segment_race_case() {
+  ir::Builder b;
+  auto rw = b.read_write("rw1", 2, ScalarType::U32, 2);
+  ir::Case c = make_case(b.wrapped({b.if_(b.boolean(true), std::vector<ir::S>{b.ret()}), b.grid_sync(),
+                                    b.store(rw, b.u32(0), b.u32(0)), b.let("r1", b.load(rw, b.u32(0)))}),
+                         {2, 1, 1});
+  c.inputs.push_back(values("rw1", {0, 0}));
+  return c;
+}
+
+TEST(Props_Oracle, GpuAloneInheritsTheSegmentRaceOfTheSplit) {
+  OracleOptions options = vyre_only();
+  options.cpu = false;
+  options.gpu = fake_gpu(false);
+  const CaseReport report = evaluate_case(segment_race_case(), options);
+  ASSERT_EQ(report.reference_verdict, ir::Verdict::Ok);
+  EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2"), nullptr);
+  const SplitOutcome* gpu = report.find("H-gpu", "vyre-0.7.2");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->verdict, ir::Verdict::Diverge) << gpu->message;
+  EXPECT_EQ(gpu->detail, "planner");
+}
+
+TEST(Props_Oracle, GpuAloneTwinUnderSoundMatches) {
+  OracleOptions options;
+  options.cpu = false;
+  options.gpu = fake_gpu(false);
+  const CaseReport report = evaluate_case(segment_race_case(), options);
+  const SplitOutcome* gpu = report.find("H-gpu", "sound");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->verdict, ir::Verdict::Match) << gpu->message;
+}
+
+TEST(Props_Oracle, GpuAloneBlamesTheLoweringWhenTheSplitIsRight) {
+  ir::Builder b({4, 1, 1});
+  auto out = b.output("out", 0, ScalarType::U32, 4);
+  const ir::Case c = make_case(b.wrapped({b.store(out, b.gid(), b.gid()), b.grid_sync()}), {1, 1, 1});
+  OracleOptions options;
+  options.cpu = false;
+  options.gpu = fake_gpu(true);
+  const CaseReport report = evaluate_case(c, options);
+  const SplitOutcome* gpu = report.find("H-gpu", "sound");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->verdict, ir::Verdict::Diverge) << gpu->message;
+  EXPECT_EQ(gpu->detail, "lowering/driver");
 }
 
 }  // namespace
