@@ -1,7 +1,8 @@
 #!/bin/sh
-# The main job: build gridcheck, replay the regression corpus against its recorded verdicts, then a
-# short differential fuzz campaign of the default planner profile, `sound`, with every generator
-# feature in any combination. The sound profile must equal R (or refuse) on every generated case, so
+# The main job: build gridcheck, replay the regression corpus against its recorded verdicts (R, H-cpu
+# and, on the default Vulkan device, H-gpu in host and resident mode), then a short differential fuzz
+# campaign of the default planner profile, `sound`, with every generator feature in any combination,
+# R vs H-cpu vs H-gpu on the same device (the first discrete GPU, else lavapipe). The sound profile must equal R (or refuse) on every generated case, so
 # any finding fails the job (exit 1); failures are saved under fuzz-out/.
 set -eu
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ cmake --preset default >/dev/null
 cmake --build --preset default
 build/tools/gridcheck replay -q corpus
 build/tools/gridcheck fuzz --seconds "${GRIDCHECK_FUZZ_SECONDS:-30}" --seed "${GRIDCHECK_FUZZ_SEED:-1}" \
-  --profile sound --features all --out fuzz-out
+  --profile sound --features all --backend both --out fuzz-out
 # vyre-0.7.2 is the system under test: its spec §10 divergences are expected findings, so this optional
 # campaign (GRIDCHECK_VYRE_SECONDS=60) reports them (exit 1 means "divergences found") without failing.
 if [ "${GRIDCHECK_VYRE_SECONDS:-0}" -gt 0 ]; then
