@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "ir/equality.hpp"
+#include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
 #include "planner/segment_plan.hpp"
 #include "props/case_reducer.hpp"
@@ -45,21 +46,6 @@ const SplitOutcome* first_failing_split(const CaseReport& r) {
   for (const SplitOutcome& s : r.splits)
     if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) return &s;
   return nullptr;
-}
-
-/// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename.
-bool write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << text;
-    out.flush();
-    if (!out) return false;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  return !ec;
 }
 
 class Campaign {
@@ -214,14 +200,14 @@ class Campaign {
           fmt::format("replay: gridcheck replay {}", path.string()),
       };
       f.shrunk.meta.emplace_back("replay", fmt::format("gridcheck replay {}", path.string()));
-      if (write_atomically(path, ir::print(f.shrunk))) f.file = path.string();
+      if (ir::write_file_atomically(path.string(), ir::print(f.shrunk))) f.file = path.string();
       const fs::path unshrunk = fs::path(options_.out_dir) / "unshrunk" / (shrunk.name + ".gc");
       std::error_code ec;
       fs::create_directories(unshrunk.parent_path(), ec);
       ir::Case original_case = original;
       record_expectations(original_case, first);
       original_case.header_comments = {fmt::format("unshrunk original of {}", path.filename().string())};
-      write_atomically(unshrunk, ir::print(original_case));
+      ir::write_file_atomically(unshrunk.string(), ir::print(original_case));
     }
     result_.failures.push_back(f);
     if (options_.on_failure) options_.on_failure(result_.failures.back());
@@ -311,7 +297,7 @@ class Campaign {
     j["elapsed_seconds"] = elapsed();
     j["verdicts"] = verdicts_;
     j["signatures"] = std::vector<std::string>(signatures_.begin(), signatures_.end());
-    if (!write_atomically(state_path(), j.dump(2) + "\n"))
+    if (!ir::write_file_atomically(state_path().string(), j.dump(2) + "\n"))
       result_.state_error = fmt::format("{}: cannot write the campaign state", state_path().string());
   }
 

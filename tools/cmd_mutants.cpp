@@ -17,11 +17,11 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 
+#include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
 #include "props/case_reducer.hpp"
 #include "props/mutant_catalogue.hpp"
@@ -52,20 +52,6 @@ struct MutantsArgs {
   unsigned jobs = 1;
   std::vector<std::string> check_cases;
 };
-
-bool write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << text;
-    out.flush();
-    if (!out) return false;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  return !ec;
-}
 
 std::string seconds_text(double s) {
   if (s < 0.0001) return fmt::format("{:.0f}us", s * 1e6);
@@ -159,7 +145,7 @@ std::string save_case(const props::MutantResult& r, const fs::path& dir) {
   };
   std::error_code ec;
   fs::create_directories(dir, ec);
-  return write_atomically(path, ir::print(c)) ? path.string() : "";
+  return ir::write_file_atomically(path.string(), ir::print(c)) ? path.string() : "";
 }
 
 int run_mutants(const MutantsArgs& args) {

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <fstream>
 #include <memory>
 
+#include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
@@ -37,16 +37,6 @@ struct CaseOutcome {
   double seconds = 0;
 };
 
-bool write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) return false;
-  }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
-}
-
 CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::unique_ptr<props::GpuBackend>& gpu) {
   const auto start = std::chrono::steady_clock::now();
   CaseOutcome outcome;
@@ -72,7 +62,7 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
   const props::CaseReport report = props::evaluate_case(c, options);
   if (args.update) {
     props::record_expectations(c, report);
-    if (!write_file(file, ir::print(c))) outcome.failures.push_back("cannot write the updated case");
+    if (!ir::write_file_atomically(file, ir::print(c))) outcome.failures.push_back("cannot write the updated case");
   } else if (c.expectations.empty() && c.outputs.empty()) {
     outcome.failures.push_back("no expectations recorded (record them with `gridcheck replay --update`)");
   } else {
@@ -119,7 +109,7 @@ bool write_junit(const std::string& path, const std::vector<CaseOutcome>& outcom
                        xml_escape(text));
   }
   xml += "  </testsuite>\n</testsuites>\n";
-  return write_file(path, xml);
+  return ir::write_file_atomically(path, xml);
 }
 
 int run_replay(const ReplayArgs& args) {

@@ -1,5 +1,6 @@
 #pragma once
-// Loading case files from disk, with the file-size limit checked before anything is read.
+// Loading case files from disk, with the file-size limit checked before anything is read, and
+// writing them back without ever leaving half a file.
 
 #include <string>
 
@@ -14,5 +15,9 @@ Result<std::string> read_case_text(const std::string& path);
 
 /// read_case_text + parse_case, with `path` as the file name in diagnostics.
 Result<Case> load_case_file(const std::string& path);
+
+/// Writes `text` to `path` through `path`.tmp and a rename, so a crash or Ctrl-C leaves the old file
+/// or the new one, never half of one. False when it cannot be written.
+bool write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace gridcheck::ir

@@ -66,5 +66,20 @@ TEST_F(IR_TextCaseFile, ParseErrorsCarryThePathAndPosition) {
   EXPECT_EQ(c.diagnostics().all()[0].loc, (SourceLoc{4, 1}));
 }
 
+TEST_F(IR_TextCaseFile, AtomicWriteReplacesTheFileAndLeavesNoTemporary) {
+  const std::string path = write("out.gc", "old contents\n");
+  ASSERT_TRUE(write_file_atomically(path, "case new\nkernel { return }\n"));
+  Result<std::string> text = read_case_text(path);
+  ASSERT_TRUE(text);
+  EXPECT_EQ(*text, "case new\nkernel { return }\n");
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+TEST_F(IR_TextCaseFile, AtomicWriteIntoAMissingDirectoryFailsAndKeepsNothing) {
+  const std::string path = (dir_ / "no-such-dir" / "out.gc").string();
+  EXPECT_FALSE(write_file_atomically(path, "x"));
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 }  // namespace
 }  // namespace gridcheck::ir
