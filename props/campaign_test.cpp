@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <ostream>
 
 #include "ir/text/case_file.hpp"
 #include "props/case_reducer.hpp"
@@ -14,6 +15,8 @@ struct ClassCase {
   Feature feature;
   const char* expected_class;
 };
+
+void PrintTo(const ClassCase& c, std::ostream* os) { *os << name_of(c.feature) << " -> " << c.expected_class; }
 
 class Props_CampaignFindsClass : public ::testing::TestWithParam<ClassCase> {};
 

@@ -248,11 +248,12 @@ class Reducer {
       changed = false;
       const std::vector<StmtId> stmts = statements_preorder(best_.program);
       for (StmtId id : stmts) {
-        const Stmt& s = best_.program.stmt(id);
-        if (!s.has_body()) continue;
+        // A successful try replaces best_, so nothing may refer into it across try_program.
+        if (!best_.program.stmt(id).has_body()) continue;
         const bool is_root = best_.program.entry_stmts().size() == 1 && best_.program.entry_stmts()[0] == id;
         if (is_root) continue;
-        for (int which = 0; which < (s.kind == StmtKind::If ? 2 : 1) && !changed; ++which) {
+        const int bodies = best_.program.stmt(id).kind == StmtKind::If ? 2 : 1;
+        for (int which = 0; which < bodies && !changed; ++which) {
           Edit edit;
           edit.inlined = id;
           edit.inline_otherwise = which == 1;
@@ -273,7 +274,7 @@ class Reducer {
       const auto types = ir::typecheck(best_.program);
       if (!types.ok()) return any;
       for (ExprId id : expressions_preorder(best_.program)) {
-        const Expr& e = best_.program.expr(id);
+        const Expr e = best_.program.expr(id);  // a copy: a successful try replaces best_
         const ir::ScalarType type = (*types)[id];
         // Operands of the same type first (they keep structure), then the literals 0 and 1.
         for (int k = 0; k < e.operand_count() && !changed; ++k) {

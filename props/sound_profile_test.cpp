@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <ostream>
 
 #include "ir/text/printer.hpp"
 #include "planner/exact_convergence.hpp"
@@ -145,6 +146,8 @@ struct SoundMutant {
   const char* name;
   std::function<planner::Profile()> make;
 };
+
+void PrintTo(const SoundMutant& m, std::ostream* os) { *os << m.name; }
 
 std::vector<SoundMutant> sound_mutants() {
   return {

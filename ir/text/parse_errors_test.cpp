@@ -2,6 +2,7 @@
 // to report several errors and never loops or crashes.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 #include "ir/text/limits.hpp"
@@ -17,6 +18,8 @@ struct Malformed {
   std::uint32_t line;
   std::uint32_t col;
 };
+
+void PrintTo(const Malformed& m, std::ostream* os) { *os << m.name; }
 
 std::string k(std::string_view statements) { return "case t\nkernel {\n" + std::string(statements) + "\n}\n"; }
 std::string with_buffer(std::string_view buffer_line, std::string_view rest) {
