@@ -5,6 +5,10 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+#include <string>
+
 #include "ir/equality.hpp"
 #include "ir/text/parser.hpp"
 #include "ir/text/printer.hpp"
@@ -91,24 +95,49 @@ void assert_same_locations(const Program& printed, const PrintedProgram& locs, c
   }
 }
 
-RC_GTEST_PROP(IR_TextRoundTrip, ParsingThePrintedCaseGivesTheSameCaseAndTheSameText, ()) {
-  const Case c = random_case();
-  const std::string text = print(c);
-  const Result<Case> back = parse_case(text, "roundtrip.gc");
-  if (!back) RC_FAIL("the printed case does not parse:\n" + render(back.diagnostics(), text) + "\n" + text);
-  RC_ASSERT(structurally_equal(c.program, back->program));
-  RC_ASSERT(content_hash(c.program) == content_hash(back->program));
-  assert_same_case_data(c, *back);
-  RC_ASSERT(print(*back) == text);
+/// Runs a property over at least `cases` random cases (RC_PARAMS=max_success=N raises it; the
+/// RC_PARAMS seed and reproduce strings apply as usual) and fails the test with RapidCheck's report.
+template <typename Property>
+void check_at_least(int cases, Property property) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  rc::detail::TestMetadata metadata;
+  metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
+  metadata.description = info->name();
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = std::max(params.maxSuccess, cases);
+  const rc::detail::TestResult result = rc::detail::checkTestable(property, metadata, params);
+  if (!result.template is<rc::detail::SuccessResult>()) {
+    std::ostringstream report;
+    rc::detail::printResultMessage(result, report);
+    FAIL() << report.str();
+  }
 }
 
-RC_GTEST_PROP(IR_TextRoundTrip, TheParserRecordsTheLocationsThePrinterReports, ()) {
-  const Case c = random_case();
-  const PrintedProgram printed = print_with_locations(c.program);
-  const Result<Program> back = parse_program(printed.text, "locations.gc");
-  if (!back) RC_FAIL("the printed program does not parse:\n" + render(back.diagnostics(), printed.text));
-  RC_ASSERT(print(*back) == printed.text);
-  assert_same_locations(c.program, printed, *back, c.program.entry(), back->entry());
+// The text format's bar: 10,000 random cases per property in every run.
+constexpr int kRoundTripCases = 10000;
+
+TEST(IR_TextRoundTrip, ParsingThePrintedCaseGivesTheSameCaseAndTheSameText) {
+  check_at_least(kRoundTripCases, [] {
+    const Case c = random_case();
+    const std::string text = print(c);
+    const Result<Case> back = parse_case(text, "roundtrip.gc");
+    if (!back) RC_FAIL("the printed case does not parse:\n" + render(back.diagnostics(), text) + "\n" + text);
+    RC_ASSERT(structurally_equal(c.program, back->program));
+    RC_ASSERT(content_hash(c.program) == content_hash(back->program));
+    assert_same_case_data(c, *back);
+    RC_ASSERT(print(*back) == text);
+  });
+}
+
+TEST(IR_TextRoundTrip, TheParserRecordsTheLocationsThePrinterReports) {
+  check_at_least(kRoundTripCases, [] {
+    const Case c = random_case();
+    const PrintedProgram printed = print_with_locations(c.program);
+    const Result<Program> back = parse_program(printed.text, "locations.gc");
+    if (!back) RC_FAIL("the printed program does not parse:\n" + render(back.diagnostics(), printed.text));
+    RC_ASSERT(print(*back) == printed.text);
+    assert_same_locations(c.program, printed, *back, c.program.entry(), back->entry());
+  });
 }
 
 }  // namespace
