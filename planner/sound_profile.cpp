@@ -12,6 +12,7 @@
 #include "planner/sound_refusals.hpp"
 #include "planner/sound_role_rule.hpp"
 #include "planner/split_errors.hpp"
+#include "planner/split_errors.hpp"
 
 namespace gridcheck::planner {
 
@@ -52,16 +53,25 @@ std::optional<ir::Diagnostic> sound_prepare_launches(const ir::Program& source, 
 
 std::optional<ir::Diagnostic> collect_final_sliced(const ir::Program& source, const SplitPlan& plan, LiveMap& live,
                                                    std::vector<Bytes>& outputs) {
-  if (auto error = collect_final_named_outputs(plan.final_outputs, live, outputs)) return error;
-  for (std::size_t i = 0; i < plan.final_outputs.size() && i < outputs.size(); ++i) {
-    const ir::BufferDecl* decl = source.find_buffer(plan.final_outputs[i]);
-    if (decl == nullptr || !decl->output_byte_range) continue;
-    Bytes& bytes = outputs[i];
-    const std::size_t begin = static_cast<std::size_t>(std::min<std::uint64_t>(decl->output_byte_range->begin, bytes.size()));
-    const std::size_t end = static_cast<std::size_t>(
-        std::min<std::uint64_t>(std::max(decl->output_byte_range->end, decl->output_byte_range->begin), bytes.size()));
-    bytes = Bytes(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.begin() + static_cast<std::ptrdiff_t>(end));
+  // vyre's reassembly copies into the caller's output slots (spec §6.8 step 8); ours hands the live
+  // bytes over (a 16 MiB output is then never copied on the host after its read-back).
+  std::vector<Bytes> collected;
+  collected.reserve(plan.final_outputs.size());
+  for (const std::string& name : plan.final_outputs) {
+    auto it = live.find(name);
+    if (it == live.end()) return split_error::final_output_missing(name);
+    Bytes bytes = it->second.is_owned() ? std::move(it->second.owned_bytes()) : it->second.bytes();
+    live.erase(it);
+    const ir::BufferDecl* decl = source.find_buffer(name);
+    if (decl != nullptr && decl->output_byte_range) {
+      const std::size_t begin = static_cast<std::size_t>(std::min<std::uint64_t>(decl->output_byte_range->begin, bytes.size()));
+      const std::size_t end = static_cast<std::size_t>(
+          std::min<std::uint64_t>(std::max(decl->output_byte_range->end, decl->output_byte_range->begin), bytes.size()));
+      bytes = Bytes(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+    collected.push_back(std::move(bytes));
   }
+  outputs = std::move(collected);
   return std::nullopt;
 }
 

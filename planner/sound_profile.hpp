@@ -41,8 +41,9 @@ bool always_split(const ir::Program& program);
 std::optional<ir::Diagnostic> sound_prepare_launches(const ir::Program& source, const SplitPlan& plan, RunConfig& config,
                                                      LiveMap& live);
 
-/// dispatch.collect_final of the sound profile: vyre's reassembly, then each final output cut to its
-/// source declaration's output_byte_range (as a native readback does, spec §5.4).
+/// dispatch.collect_final of the sound profile: the final outputs in plan order, each cut to its
+/// source declaration's output_byte_range (as a native readback does, spec §5.4), moved out of
+/// `live` rather than copied into `outputs`' old allocations. S009 when a final name is not live.
 std::optional<ir::Diagnostic> collect_final_sliced(const ir::Program& source, const SplitPlan& plan, LiveMap& live,
                                                    std::vector<Bytes>& outputs);
 

@@ -230,6 +230,36 @@ TEST(Planner_Sound, FinalOutputsAreSlicedOnlyAtTheEnd) {  // spec §10 G3
   EXPECT_EQ(as_words(outputs[0]), (std::vector<std::uint32_t>{11, 12}));  // bytes 4..12
 }
 
+TEST(Planner_Sound, FinalOutputsAreHandedOverNotCopied) {
+  const ir::Program p = parse(
+      "buffer a: u32[4] read binding 0\n"
+      "buffer out: u32[4] read_write binding 1 output\n"
+      "kernel {\n"
+      "  out[gid.x] = a[gid.x]\n"
+      "  grid_sync\n"
+      "}\n");
+  const SplitPlan plan = plan_split(sound(), p).value();
+  LiveMap live;
+  live.emplace("out", LiveBuffer::owned(words({10, 11, 12, 13})));
+  const std::uint8_t* live_bytes = live.at("out").bytes().data();
+  std::vector<Bytes> outputs{Bytes(16, 0)};  // a caller slot of the right size is not reused
+  ASSERT_FALSE(collect_final_sliced(p, plan, live, outputs).has_value());
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].data(), live_bytes);
+  EXPECT_EQ(as_words(outputs[0]), (std::vector<std::uint32_t>{10, 11, 12, 13}));
+  EXPECT_TRUE(live.empty());
+}
+
+TEST(Planner_Sound, AFinalOutputThatIsNotLiveIsS009) {
+  const ir::Program p = parse(kReturnsAndSharedMemory);
+  const SplitPlan plan = plan_split(sound(), p).value();
+  LiveMap live;
+  std::vector<Bytes> outputs;
+  const std::optional<ir::Diagnostic> error = collect_final_sliced(p, plan, live, outputs);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->code, "S009");
+}
+
 TEST(Planner_Sound, ExactConvergenceStopsOnlyOnAByteEqualPass) {  // spec §9 F3
   const Bytes caller = words({1});
   LiveMap live;
