@@ -6,16 +6,32 @@
 // default choice, or $GRIDCHECK_DEVICE. Where the validation layer is not installed (a bare GPU host), set
 // GRIDCHECK_GPU_TESTS_NO_VALIDATION=1 to run the same tests without it.
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "gpu/vulkan_context.hpp"
 #include "ir/diagnostic.hpp"
+#include "planner/executor.hpp"
 
 namespace gridcheck::gpu::testing {
+
+/// u32 words <-> buffer bytes, little-endian as the executors lay them out.
+inline planner::Bytes bytes(const std::vector<std::uint32_t>& values) {
+  planner::Bytes b(values.size() * 4);
+  if (!values.empty()) std::memcpy(b.data(), values.data(), b.size());
+  return b;
+}
+inline std::vector<std::uint32_t> words(const planner::Bytes& b) {
+  std::vector<std::uint32_t> w(b.size() / 4);
+  if (!w.empty()) std::memcpy(w.data(), b.data(), w.size() * 4);
+  return w;
+}
 
 inline bool validation_wanted() {
   const char* off = std::getenv("GRIDCHECK_GPU_TESTS_NO_VALIDATION");

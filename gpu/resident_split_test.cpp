@@ -1,6 +1,5 @@
 // Resident mode: the by-name session (in place, fresh zeros, slices, one submission for many launches)
 // and the split's dispatch loop over it, which must equal the host loop over VulkanExecutor byte for byte.
-#include <cstring>
 
 #include <gtest/gtest.h>
 
@@ -17,16 +16,8 @@ namespace {
 using namespace ir;
 using planner::Bytes;
 
-Bytes bytes(std::vector<std::uint32_t> words) {
-  Bytes b(words.size() * 4);
-  if (!words.empty()) std::memcpy(b.data(), words.data(), b.size());
-  return b;
-}
-std::vector<std::uint32_t> words(const Bytes& b) {
-  std::vector<std::uint32_t> w(b.size() / 4);
-  if (!w.empty()) std::memcpy(w.data(), b.data(), w.size() * 4);
-  return w;
-}
+using testing::bytes;
+using testing::words;
 planner::LaunchConfig grid1() {
   planner::LaunchConfig c;
   c.grid_override = std::array<std::uint32_t, 3>{1, 1, 1};

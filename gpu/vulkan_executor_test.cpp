@@ -1,6 +1,5 @@
 // VulkanExecutor: the launch ABI of planner/executor.hpp, traps, grid inference, fixpoint, workgroup
 // memory, barriers after returns, and the error paths (every one a LaunchError, never a crash).
-#include <cstring>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -18,16 +17,8 @@ using planner::LaunchConfig;
 using planner::LaunchError;
 using planner::LaunchErrorKind;
 
-Bytes bytes(std::vector<std::uint32_t> words) {
-  Bytes b(words.size() * 4);
-  if (!words.empty()) std::memcpy(b.data(), words.data(), b.size());
-  return b;
-}
-std::vector<std::uint32_t> words(const Bytes& b) {
-  std::vector<std::uint32_t> w(b.size() / 4);
-  if (!w.empty()) std::memcpy(w.data(), b.data(), w.size() * 4);
-  return w;
-}
+using testing::bytes;
+using testing::words;
 std::uint32_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 
 class Gpu_Executor : public testing::GpuTest {
