@@ -42,32 +42,6 @@ struct SmallProgram {
   std::set<std::uint32_t> rows;  ///< facts keys of buf and obs in every segment
 };
 
-void for_each_pattern(std::uint32_t decl, std::uint32_t segments, std::uint32_t passes,
-                      const std::function<void(const Pattern&)>& fn) {
-  const bool writable = model_decls()[decl].writable;
-  for (std::uint32_t scan = 0; scan < (1u << (2 * segments)); ++scan) {
-    Pattern p = Pattern::empty(decl, segments, passes);
-    bool ok = true;
-    for (std::uint32_t k = 0; k < segments; ++k) {
-      p.reads[k] = (scan >> (2 * k)) & 1;
-      p.writes[k] = (scan >> (2 * k + 1)) & 1;
-      ok = ok && (writable || !p.writes[k]);
-    }
-    if (!ok) continue;
-    for (std::uint32_t el = 0; el < (1u << (2 * segments * passes)); ++el) {
-      bool fits = true;
-      for (std::uint32_t pass = 0; pass < passes; ++pass)
-        for (std::uint32_t k = 0; k < segments; ++k) {
-          const std::uint32_t bit = 2 * (pass * segments + k);
-          p.element_read[pass][k] = (el >> bit) & 1;
-          p.element_write[pass][k] = (el >> (bit + 1)) & 1;
-          fits = fits && (!p.element_read[pass][k] || p.reads[k]) && (!p.element_write[pass][k] || p.writes[k]);
-        }
-      if (fits) fn(p);
-    }
-  }
-}
-
 const std::vector<SmallProgram>& small_programs() {
   static const std::vector<SmallProgram> all = [] {
     std::vector<SmallProgram> out;

@@ -12,6 +12,7 @@
 // convergence early exit (every pass runs; H3/F3 are about the fingerprint, not roles).
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -119,6 +120,11 @@ struct Pattern {
   /// "K=2 N=1 seg0: r- w+ (pass0: -w) ..." compact text.
   std::string to_string() const;
 };
+
+/// Calls fn on every valid pattern of `decl` with K segments and N passes: the whole finite domain
+/// that the bounded model quantifies over, for tests that check it by execution.
+void for_each_pattern(std::uint32_t decl, std::uint32_t segments, std::uint32_t passes,
+                      const std::function<void(const Pattern&)>& fn);
 
 /// The facts the planner computes for the buffer in segment k (as plan_split does from the scans).
 planner::RoleFacts segment_facts(const Pattern& pattern, std::uint32_t segment);

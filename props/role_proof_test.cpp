@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <functional>
 
 #include "planner/sound_role_rule.hpp"
 #include "props/role_proof.hpp"
@@ -12,34 +11,6 @@
 
 namespace gridcheck::props {
 namespace {
-
-/// Calls fn on every valid pattern of the class with K segments and N passes.
-void for_each_pattern(std::uint32_t decl, std::uint32_t segments, std::uint32_t passes,
-                      const std::function<void(const Pattern&)>& fn) {
-  const bool writable = model_decls()[decl].writable;
-  const std::uint32_t scan_bits = 2 * segments, element_bits = 2 * segments * passes;
-  for (std::uint32_t scan = 0; scan < (1u << scan_bits); ++scan) {
-    Pattern p = Pattern::empty(decl, segments, passes);
-    bool ok = true;
-    for (std::uint32_t k = 0; k < segments; ++k) {
-      p.reads[k] = (scan >> (2 * k)) & 1;
-      p.writes[k] = (scan >> (2 * k + 1)) & 1;
-      ok = ok && (writable || !p.writes[k]);
-    }
-    if (!ok) continue;
-    for (std::uint32_t el = 0; el < (1u << element_bits); ++el) {
-      bool fits = true;
-      for (std::uint32_t pass = 0; pass < passes; ++pass)
-        for (std::uint32_t k = 0; k < segments; ++k) {
-          const std::uint32_t bit = 2 * (pass * segments + k);
-          p.element_read[pass][k] = (el >> bit) & 1;
-          p.element_write[pass][k] = (el >> (bit + 1)) & 1;
-          fits = fits && (!p.element_read[pass][k] || p.reads[k]) && (!p.element_write[pass][k] || p.writes[k]);
-        }
-      if (fits) fn(p);
-    }
-  }
-}
 
 const ScenarioResult* scenario(const ProofReport& report, std::string_view id) {
   for (const ScenarioResult& s : report.scenarios)
