@@ -24,7 +24,7 @@
 #include "planner/profile.hpp"
 #include "planner/segment_plan.hpp"
 #include "planner/split_dispatch.hpp"
-#include "props/interp_executor.hpp"
+#include "props/oracle/interp_executor.hpp"
 
 namespace {
 

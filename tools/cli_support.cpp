@@ -12,6 +12,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/literal.hpp"
 #include "ir/text/parser.hpp"
+#include "props/oracle/evaluate_case.hpp"
 #include "tools/exit_codes.hpp"
 
 namespace gridcheck::tools {
@@ -210,7 +211,7 @@ nlohmann::json to_json(const props::CaseReport& report) {
                        {"hash", fmt::format("0x{:016x}", ir::fnv1a64(o.bytes.data(), o.bytes.size()))}});
   j["reference"]["outputs"] = outputs;
   j["splits"] = nlohmann::json::array();
-  for (const props::SplitOutcome& s : report.splits) {
+  for (const props::OracleOutcome& s : report.outcomes) {
     nlohmann::json sj = {{"oracle", s.oracle},   {"profile", s.profile},   {"verdict", ir::name_of(s.verdict)},
                          {"detail", s.detail},   {"message", s.message},   {"comparison", s.comparison_rule},
                          {"launches", s.launches}};
@@ -232,7 +233,7 @@ int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, 
   const props::CaseReport report = props::evaluate_case(loaded.test_case, options);
   int code = kExitOk;
   if (report.reference_verdict == ir::Verdict::Invalid && !report.schedule_dependent) code = kExitBadInput;
-  for (const props::SplitOutcome& s : report.splits)
+  for (const props::OracleOutcome& s : report.outcomes)
     if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) code = kExitMismatch;
   if (json) {
     nlohmann::json j = to_json(report);
@@ -256,7 +257,7 @@ std::string describe_report(const ir::Case& c, const props::CaseReport& report) 
                      report.reference_detail);
   for (const interp::OutputBuffer& o : r.outputs) out += fmt::format("  {}: {}\n", o.name, format_buffer(o.element, o.bytes));
   if (report.schedule_dependent) out += "  the reversed schedule gives different bytes: the case is racy\n";
-  for (const props::SplitOutcome& s : report.splits) {
+  for (const props::OracleOutcome& s : report.outcomes) {
     out += fmt::format("{:<6} {:<12} {}{}{}  ({} launch{}, {})\n", s.oracle, s.profile, ir::name_of(s.verdict),
                        s.detail.empty() ? "" : " ", s.detail, s.launches, s.launches == 1 ? "" : "es", s.comparison_rule);
     if (!s.message.empty()) out += fmt::format("  {}\n", s.message);

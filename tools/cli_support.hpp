@@ -12,8 +12,9 @@
 #include "ir/case.hpp"
 #include "ir/diagnostic.hpp"
 #include "planner/profile.hpp"
-#include "props/gpu_backend.hpp"
-#include "props/oracle.hpp"
+#include "props/oracle/gpu_backend.hpp"
+#include "props/oracle/evaluate_case.hpp"
+#include "props/oracle/expectations.hpp"
 
 namespace CLI {
 class App;

@@ -21,9 +21,9 @@
 #include <memory>
 #include <thread>
 
-#include "props/campaign.hpp"
-#include "props/dag_campaign.hpp"
-#include "props/megakernel_mutants.hpp"
+#include "props/campaign/campaign.hpp"
+#include "props/campaign/dag_campaign.hpp"
+#include "props/mutants/megakernel_mutants.hpp"
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"

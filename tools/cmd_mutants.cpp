@@ -23,9 +23,9 @@
 
 #include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
-#include "props/case_reducer.hpp"
-#include "props/mutant_catalogue.hpp"
-#include "props/mutant_run.hpp"
+#include "props/reduce/case_reducer.hpp"
+#include "props/mutants/mutant_catalogue.hpp"
+#include "props/mutants/mutant_run.hpp"
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"

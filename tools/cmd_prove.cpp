@@ -17,9 +17,9 @@
 
 #include "ir/text/printer.hpp"
 #include "planner/profile.hpp"
-#include "props/counterexample_program.hpp"
-#include "props/role_proof.hpp"
-#include "props/role_variants.hpp"
+#include "props/prove/counterexample_program.hpp"
+#include "props/prove/role_proof.hpp"
+#include "props/prove/role_variants.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
 

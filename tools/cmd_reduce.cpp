@@ -11,7 +11,9 @@
 #include <memory>
 
 #include "ir/text/printer.hpp"
-#include "props/case_reducer.hpp"
+#include "props/oracle/evaluate_case.hpp"
+#include "props/oracle/expectations.hpp"
+#include "props/reduce/case_reducer.hpp"
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
@@ -30,7 +32,7 @@ struct ReduceArgs {
 /// What must not change while reducing: R's verdict and each split's verdict and detail.
 std::string verdict_key(const props::CaseReport& r) {
   std::string key = fmt::format("R:{}", ir::name_of(r.reference_verdict));
-  for (const props::SplitOutcome& s : r.splits)
+  for (const props::OracleOutcome& s : r.outcomes)
     key += fmt::format("|{}/{}:{}:{}", s.oracle, s.profile, ir::name_of(s.verdict), s.detail);
   return key;
 }

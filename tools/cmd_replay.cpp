@@ -12,6 +12,8 @@
 
 #include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
+#include "props/oracle/evaluate_case.hpp"
+#include "props/oracle/expectations.hpp"
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"

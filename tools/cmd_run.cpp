@@ -20,6 +20,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/literal.hpp"
 #include "ir/text/parser.hpp"
+#include "props/oracle/expectations.hpp"
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"

@@ -1,0 +1,109 @@
+#include "props/campaign/campaign.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <ostream>
+
+#include "ir/text/case_file.hpp"
+#include "props/oracle/evaluate_case.hpp"
+#include "props/oracle/expectations.hpp"
+#include "props/reduce/case_reducer.hpp"
+
+namespace gridcheck::props {
+namespace {
+
+struct ClassCase {
+  Feature feature;
+  const char* expected_class;
+};
+
+void PrintTo(const ClassCase& c, std::ostream* os) { *os << name_of(c.feature) << " -> " << c.expected_class; }
+
+class Props_CampaignFindsClass : public ::testing::TestWithParam<ClassCase> {};
+
+// With one divergence feature switched on, a fixed budget from a fixed seed finds that class and
+// shrinks it to a small case.
+TEST_P(Props_CampaignFindsClass, WithinAFixedBudget) {
+  CampaignOptions options;
+  options.oracle.profiles = {&planner::vyre_0_7_2()};  // the system under test (the default is sound)
+  options.seed = 7;
+  options.seconds = 0;
+  options.max_cases = 300;
+  options.generator.allowed = kBenignFeatures | bit(GetParam().feature);
+  options.generator.forced = bit(GetParam().feature);
+  options.shrink_attempts = 600;
+  const CampaignResult result = run_campaign(options);
+  bool found = false;
+  for (const CampaignFailure& f : result.failures) {
+    EXPECT_NE(f.blame, "generator") << f.signature << "\n" << f.message;
+    if (f.divergence_class.find(GetParam().expected_class) != std::string::npos) {
+      found = true;
+      EXPECT_LE(f.statements_after, 14u) << f.signature;
+    }
+  }
+  std::string seen;
+  for (const CampaignFailure& f : result.failures) seen += "\n  " + f.signature + ": " + f.message;
+  EXPECT_TRUE(found) << "no " << GetParam().expected_class << " failure in " << result.progress.cases << " cases, "
+                     << result.failures.size() << " unique failures:" << seen;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SpecSection10, Props_CampaignFindsClass,
+    ::testing::Values(ClassCase{Feature::RwWrittenUnread, "A"}, ClassCase{Feature::FixpointPartialOutputs, "A4"},
+                      ClassCase{Feature::RuntimeSizedRw, "A5"}, ClassCase{Feature::UnreferencedOutput, "B1"},
+                      ClassCase{Feature::WorkgroupAcrossFence, "C1"}, ClassCase{Feature::LocalsAcrossFence, "D"},
+                      ClassCase{Feature::GridAuto, "G1"}, ClassCase{Feature::ReturnBeforeFence, "G2"},
+                      ClassCase{Feature::OutputByteRange, "G3"}, ClassCase{Feature::FenceUnderControlFlow, "G5"},
+                      ClassCase{Feature::WriteOnlyMultiSegment, "F1"}),
+    [](const auto& info) { return std::string(name_of(info.param.feature)); });
+
+TEST(Props_Campaign, BenignCampaignFindsNothing) {
+  CampaignOptions options;
+  options.oracle.profiles = {&planner::vyre_0_7_2()};  // the system under test (the default is sound)
+  options.seed = 3;
+  options.seconds = 0;
+  options.max_cases = 500;
+  const CampaignResult result = run_campaign(options);
+  EXPECT_EQ(result.progress.cases, 500u);
+  EXPECT_TRUE(result.failures.empty()) << result.failures.front().signature;
+  EXPECT_EQ(result.progress.verdicts.count("diverge"), 0u);
+}
+
+TEST(Props_Campaign, SavesReplayableCasesAndResumes) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gridcheck-campaign-test";
+  std::filesystem::remove_all(dir);
+  CampaignOptions options;
+  options.oracle.profiles = {&planner::vyre_0_7_2()};  // the system under test (the default is sound)
+  options.seed = 11;
+  options.seconds = 0;
+  options.max_cases = 40;
+  options.out_dir = dir.string();
+  options.generator.allowed = kBenignFeatures | bit(Feature::WorkgroupAcrossFence);
+  options.generator.forced = bit(Feature::WorkgroupAcrossFence);
+  options.shrink_attempts = 300;
+  const CampaignResult first = run_campaign(options);
+  ASSERT_FALSE(first.failures.empty());
+  const CampaignFailure& f = first.failures.front();
+  ASSERT_FALSE(f.file.empty());
+  auto loaded = ir::load_case_file(f.file);
+  ASSERT_TRUE(loaded.ok()) << ir::render(loaded.diagnostics());
+  const CaseReport report = evaluate_case(*loaded, options.oracle);
+  EXPECT_TRUE(check_expectations(*loaded, report).empty());
+  EXPECT_EQ(report.find("H-cpu", "vyre-0.7.2")->verdict, ir::Verdict::Diverge);
+
+  const CampaignResult second = run_campaign(options);
+  EXPECT_TRUE(second.resumed);
+  EXPECT_EQ(second.progress.next_index, 80u);
+  EXPECT_TRUE(second.failures.empty() || second.failures.front().signature != f.signature);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Props_Campaign, ShardsPartitionTheSeedSpace) {
+  EXPECT_NE(case_seed(1, 0), case_seed(1, 1));
+  EXPECT_NE(case_seed(1, 0), case_seed(2, 0));
+  EXPECT_EQ(case_seed(5, 17), case_seed(5, 17));
+}
+
+}  // namespace
+}  // namespace gridcheck::props

@@ -1,0 +1,122 @@
+#include "props/gen/dag_case.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ir/text/parser.hpp"
+#include "ir/text/printer.hpp"
+#include "ir/validate/validator.hpp"
+#include "props/gen/dag_test_support.hpp"
+
+namespace gridcheck::props {
+namespace {
+
+using testing::plan_of;
+using testing::two_wave_dag;
+using Phases = std::vector<std::vector<std::size_t>>;
+
+std::string meta_of(const ir::Case& c, std::string_view key) {
+  for (const auto& [k, v] : c.meta)
+    if (k == key) return v;
+  return "<none>";
+}
+
+TEST(Props_DagFusion, EachGroupIsOnePhaseAndTheBarriersAreTakenLiterally) {
+  const WaveDag dag = two_wave_dag();
+  const ir::Case c = fuse_dag(dag, plan_of({{0}, {1}}, 1), "test");
+  const FusedSchedule s = fused_schedule(c);
+  EXPECT_EQ(s.phases, (Phases{{0}, {1}}));
+  EXPECT_EQ(s.fences, 1u);
+  EXPECT_TRUE(s.unscheduled.empty());
+  EXPECT_TRUE(plan_problems(s, 2, dag.edges).empty());
+  EXPECT_FALSE(ir::validate(c.program).has_errors()) << ir::print(c);
+  EXPECT_EQ(meta_of(c, "dag_waves"), "0 1");
+  EXPECT_EQ(meta_of(c, "dag_edges"), "0>1");
+  EXPECT_EQ(meta_of(c, "dag_planner"), "test");
+  EXPECT_EQ(meta_of(c, "dag_plan"), "[[0] [1]] barriers 1");
+  EXPECT_EQ(c.grid, dag.base.grid);
+  EXPECT_EQ(c.inputs.size(), 1u);
+
+  // Too few barriers merge the last groups; too many add trailing fences.
+  EXPECT_EQ(fused_schedule(fuse_dag(dag, plan_of({{0}, {1}}, 0), "test")).phases, (Phases{{0, 1}}));
+  const FusedSchedule extra = fused_schedule(fuse_dag(dag, plan_of({{0}, {1}}, 3), "test"));
+  EXPECT_EQ(extra.phases, (Phases{{0}, {1}, {}, {}}));
+  EXPECT_EQ(extra.fences, 3u);
+}
+
+TEST(Props_DagFusion, WavesThePlanLeavesOutAreKeptUnscheduled) {
+  const WaveDag dag = two_wave_dag();
+  const FusedSchedule s = fused_schedule(fuse_dag(dag, plan_of({{0}}, 0), "test"));
+  EXPECT_EQ(s.phases, (Phases{{0}}));
+  EXPECT_EQ(s.unscheduled, (std::vector<std::size_t>{1}));
+  // Group entries naming no wave are skipped; a refused plan schedules nothing.
+  EXPECT_EQ(fused_schedule(fuse_dag(dag, plan_of({{0, 7}, {1}}, 1), "test")).phases, (Phases{{0}, {1}}));
+  const ir::Case refused = fuse_dag(dag, MegakernelPlan(planner::MegakernelError::cycle(2)), "test");
+  EXPECT_EQ(fused_schedule(refused).unscheduled, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(meta_of(refused, "dag_plan").substr(0, 5), "S103:");
+  EXPECT_FALSE(ir::validate(refused.program).has_errors()) << ir::print(refused);
+}
+
+TEST(Props_DagFusion, PlanProblemsNameEveryKind) {
+  const std::vector<planner::WaveDependency> edges = {{0, 1}, {1, 2}, {0, 3}};
+  FusedSchedule s;
+  s.phases = {{0, 1, 2}, {2}};
+  EXPECT_EQ(describe(plan_problems(s, 4, edges)), "same-phase 0>1 1>2; missing 3; duplicated 2");
+  s.phases = {{3, 1}, {0}, {2}};
+  EXPECT_EQ(describe(plan_problems(s, 4, edges)), "reversed 0>1 0>3");
+  EXPECT_EQ(problem_kinds(plan_problems(s, 4, edges)), (std::vector<std::string>{"reversed"}));
+  s.phases = {{0}, {1, 3}, {2}};
+  EXPECT_EQ(describe(plan_problems(s, 4, edges)), "none");
+}
+
+TEST(Props_DagCase, APrintedDagCaseReadsBackToTheSameWavesAndEdges) {
+  ChoiceSource choices = ChoiceSource::random(7);
+  const WaveDag dag = generate_dag(choices);
+  ir::Case c = fuse_dag(dag, planner::vyre_0_7_2());
+  c.expectations.push_back({ir::Oracle::Waves, "", ir::Verdict::Diverge, "megakernel race", {}});
+  c.expectations.push_back({ir::Oracle::Waves, "vyre-0.7.2", ir::Verdict::Match, "", {}});
+  const std::string text = ir::print(c);
+  auto parsed = ir::parse_case(text, "dag.gc");
+  ASSERT_TRUE(parsed.ok()) << ir::render(parsed.diagnostics(), text) << text;
+  EXPECT_EQ(ir::print(*parsed), text);
+  ASSERT_EQ(parsed->expectations.size(), 2u);
+  EXPECT_EQ(parsed->expectations[0].oracle, ir::Oracle::Waves);
+  EXPECT_EQ(parsed->expectations[0].detail, "megakernel race");
+  EXPECT_EQ(parsed->expectations[1].profile, "vyre-0.7.2");
+  auto back = read_dag(*parsed);
+  ASSERT_TRUE(back.ok()) << ir::render(back.diagnostics());
+  EXPECT_EQ(back->edges, dag.edges);
+  EXPECT_EQ(back->ordering_edges, dag.ordering_edges);
+  EXPECT_EQ(back->shape, dag.shape);
+  ASSERT_EQ(back->wave_count(), dag.wave_count());
+  // Fusing the read-back DAG with the same plan gives the same kernel.
+  EXPECT_EQ(ir::print(fuse_dag(*back, planner::vyre_0_7_2())), ir::print(fuse_dag(dag, planner::vyre_0_7_2())));
+}
+
+TEST(Props_DagCase, MalformedDagCasesAreDiagnosed) {
+  const ir::Case good = fuse_dag(two_wave_dag(), plan_of({{0}, {1}}, 1), "test");
+  ASSERT_TRUE(read_dag(good).ok());
+  auto code = [&](auto edit) {
+    ir::Case c = good;
+    edit(c);
+    auto r = read_dag(c);
+    return r.ok() ? std::string("ok") : r.diagnostics().all().front().code;
+  };
+  auto set = [](ir::Case& c, std::string key, std::string value) {
+    for (auto& [k, v] : c.meta)
+      if (k == key) v = value;
+  };
+  EXPECT_EQ(code([](ir::Case& c) { c.meta.clear(); }), "G200");
+  EXPECT_EQ(code([&](ir::Case& c) { set(c, "dag_waves", "0 x"); }), "G200");
+  EXPECT_EQ(code([&](ir::Case& c) { set(c, "dag_waves", "0 0"); }), "G200");
+  EXPECT_EQ(code([&](ir::Case& c) { set(c, "dag_edges", "0->1"); }), "G201");
+  EXPECT_EQ(code([&](ir::Case& c) { set(c, "dag_edges", "0>2"); }), "G201");
+  EXPECT_EQ(code([&](ir::Case& c) { set(c, "dag_waves", "0 1 2"); }), "G202");
+  EXPECT_EQ(code([&](ir::Case& c) { set(c, "dag_waves", "0"); set(c, "dag_edges", ""); }), "G203");
+  EXPECT_EQ(code([&](ir::Case& c) { set(c, "dag_edges", "0>1 1>0"); }), "G204");
+  EXPECT_EQ(code([&](ir::Case& c) { set(c, "dag_edges", "1>1"); }), "G204");
+  EXPECT_FALSE(is_dag_case(ir::Case{}));
+  EXPECT_TRUE(is_dag_case(good));
+}
+
+}  // namespace
+}  // namespace gridcheck::props

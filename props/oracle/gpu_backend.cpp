@@ -1,0 +1,58 @@
+#include "props/oracle/gpu_backend.hpp"
+
+#include "gpu/resident_session.hpp"
+#include "gpu/resident_split.hpp"
+#include "gpu/vulkan_context.hpp"
+#include "gpu/vulkan_executor.hpp"
+#include "planner/split_dispatch.hpp"
+
+namespace gridcheck::props {
+
+ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions& options) {
+  gpu::ContextOptions context_options;
+  context_options.device = options.device;
+  context_options.validation = options.validation;
+  auto context = gpu::VulkanContext::create(context_options);
+  if (!context) return context.diagnostics();
+  std::unique_ptr<GpuBackend> backend(new GpuBackend());
+  backend->context_ = std::move(context).value();
+  backend->executor_ = std::make_unique<gpu::VulkanExecutor>(*backend->context_);
+  backend->executor_->set_dump_dir(options.dump_glsl);
+  backend->dump_glsl_ = options.dump_glsl;
+  return backend;
+}
+
+GpuBackend::~GpuBackend() {
+  executor_.reset();  // before the context it uses
+}
+
+GpuSplitRunner GpuBackend::host_runner() {
+  return [this](const planner::Profile& profile, const ir::Program& program, std::span<const planner::Bytes> inputs,
+                const planner::RunConfig& config) {
+    return planner::run_split(profile, program, inputs, config, *executor_);
+  };
+}
+
+GpuSplitRunner GpuBackend::resident_runner() {
+  return [this](const planner::Profile& profile, const ir::Program& program, std::span<const planner::Bytes> inputs,
+                const planner::RunConfig& config) {
+    gpu::ResidentSession session(*context_, executor_->compiler());
+    session.set_dump_dir(dump_glsl_);
+    std::vector<planner::Bytes> outputs;
+    planner::SplitRun run = gpu::run_split_resident(profile, program, inputs, config, session, outputs);
+    if (run.ok()) run.outputs = std::move(outputs);
+    return run;
+  };
+}
+
+void GpuBackend::attach(OracleOptions& options) {
+  options.gpu = host_runner();
+  options.gpu_resident = resident_runner();
+  options.gpu_name = "H-gpu";
+}
+
+std::string GpuBackend::device_name() const { return context_->info().name; }
+gpu::VulkanContext& GpuBackend::context() { return *context_; }
+std::size_t GpuBackend::validation_messages() const { return context_->validation_log().count(); }
+
+}  // namespace gridcheck::props

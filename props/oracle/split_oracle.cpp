@@ -1,0 +1,219 @@
+#include "props/oracle/split_oracle.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "props/oracle/byte_compare.hpp"
+#include "props/oracle/case_bytes.hpp"
+#include "props/oracle/first_divergence.hpp"
+#include "props/oracle/interp_executor.hpp"
+#include "props/oracle/reference_run.hpp"
+
+namespace gridcheck::props {
+namespace {
+
+using planner::Bytes;
+
+class SplitEvaluation {
+ public:
+  SplitEvaluation(const ir::Case& c, const OracleOptions& options, CaseReport& report)
+      : c_(c), options_(options), report_(report) {}
+
+  void run() {
+    if (report_.reference_verdict == ir::Verdict::Invalid) {
+      for_each_profile([&](const planner::Profile& profile) {
+        if (options_.cpu) report_.outcomes.push_back(invalid_outcome("H-cpu", profile));
+        if (options_.gpu) report_.outcomes.push_back(invalid_outcome(options_.gpu_name, profile));
+      });
+      return;
+    }
+    rule_ = comparison_rule(c_.program);
+    for_each_profile([&](const planner::Profile& profile) {
+      const std::vector<Bytes> inputs = split_inputs(profile);
+      // H-gpu's blame and its segment-race verdict come from H-cpu, so H-cpu runs whenever H-gpu
+      // does; it is reported only when asked for.
+      std::optional<OracleOutcome> cpu;
+      if (options_.cpu || options_.gpu) {
+        // Races inside a segment launch (e.g. a propagated let that re-reads what the segment
+        // writes) make the split's own result schedule-dependent: report them as the split's failure.
+        interp::RunOptions per_launch = interp_options();
+        per_launch.detect_races = options_.detect_races;
+        InterpExecutor executor(per_launch);
+        cpu = judge("H-cpu", profile, run_split(profile, inputs, executor), nullptr);
+        if (options_.cpu && cpu->verdict == ir::Verdict::Diverge && options_.locate_first_divergence)
+          locate_first_divergence(c_, options_, profile, inputs, *cpu);
+        if (options_.cpu) report_.outcomes.push_back(*cpu);
+      }
+      if (options_.gpu) {
+        const planner::RunConfig config{c_.grid, std::nullopt, c_.fixpoint};
+        const planner::SplitRun run = options_.gpu(profile, c_.program, inputs, config);
+        OracleOutcome gpu = judge(options_.gpu_name, profile, run, &*cpu);
+        gpu.comparison_rule = rule_.describe();
+        if (options_.gpu_resident) check_resident_mode(profile, inputs, config, run, gpu);
+        report_.outcomes.push_back(std::move(gpu));
+      }
+    });
+  }
+
+ private:
+  template <typename Fn>
+  void for_each_profile(Fn&& fn) {
+    if (options_.profiles.empty()) {
+      fn(planner::default_profile());
+      return;
+    }
+    for (const planner::Profile* p : options_.profiles) fn(*p);
+  }
+
+  interp::RunOptions interp_options() const { return reference_run_options(c_, options_); }
+
+  OracleOutcome invalid_outcome(std::string oracle, const planner::Profile& profile) const {
+    OracleOutcome s;
+    s.oracle = std::move(oracle);
+    s.profile = profile.name;
+    s.verdict = ir::Verdict::Invalid;
+    s.detail = report_.reference_detail;
+    s.message = report_.schedule_dependent ? "the reference result depends on the schedule (a race)"
+                                           : "the reference refused or could not run the case";
+    return s;
+  }
+
+  std::vector<Bytes> split_inputs(const planner::Profile& profile) const {
+    std::vector<Bytes> inputs;
+    for (const std::string& name : planner::split_input_names(profile, c_.program))
+      inputs.push_back(case_bytes(c_, name));
+    return inputs;
+  }
+
+  planner::SplitRun run_split(const planner::Profile& profile, const std::vector<Bytes>& inputs,
+                              planner::Executor& executor, const planner::RunOptions& run_options = {}) const {
+    const planner::RunConfig config{c_.grid, std::nullopt, c_.fixpoint};
+    return planner::run_split(profile, c_.program, inputs, config, executor, run_options);
+  }
+
+  /// Judges one split run against R (and, for H-gpu, against the H-cpu outcome for blame).
+  OracleOutcome judge(std::string oracle, const planner::Profile& profile, const planner::SplitRun& run,
+                     const OracleOutcome* cpu) const {
+    OracleOutcome s;
+    s.oracle = std::move(oracle);
+    s.profile = profile.name;
+    s.output_names = run.output_names;
+    s.outputs = run.outputs;
+    s.launches = run.launch_count();
+    s.comparison_rule = s.oracle == "H-cpu" ? "exact" : rule_.describe();
+    const bool gpu = cpu != nullptr;
+    const std::string blame = gpu && cpu->verdict == ir::Verdict::Match ? "lowering/driver" : "planner";
+    const interp::RunResult& r = report_.reference;
+
+    // A data race inside a segment launch is a property of the planned segments, not of the
+    // backend: the GPU's bytes are merely one schedule's. H-gpu inherits H-cpu's race verdict.
+    if (gpu && cpu->failure && cpu->failure->launch_error &&
+        cpu->failure->launch_error->kind == planner::LaunchErrorKind::Race) {
+      s.verdict = ir::Verdict::Diverge;
+      s.detail = "planner";
+      s.message = "a segment launch of the split races (found by H-cpu's race detector): " +
+                  cpu->failure->launch_error->message;
+      return s;
+    }
+
+    if (!run.ok()) {
+      s.failure = run.failure;
+      const ir::Diagnostic& d = run.failure->diagnostic;
+      if (d.code == "S000" || d.code.rfind("SR", 0) == 0) {  // a profile's refusal before running
+        s.verdict = ir::Verdict::Refused;
+        s.detail = d.code;
+        s.message = d.message;
+        return s;
+      }
+      const auto& le = run.failure->launch_error;
+      const bool r_failed_alike =
+          le && ((r.status == interp::RunStatus::Trap && le->kind == planner::LaunchErrorKind::Trap) ||
+                 (r.status == interp::RunStatus::OutOfFuel && le->kind == planner::LaunchErrorKind::OutOfFuel));
+      if (r_failed_alike) {
+        s.verdict = ir::Verdict::Match;
+        s.message = fmt::format("both trapped: {}", le->message);
+        return s;
+      }
+      if (le && le->kind == planner::LaunchErrorKind::Backend && gpu) {
+        s.verdict = ir::Verdict::Error;
+        s.detail = "backend";
+        s.message = le->message;
+        return s;
+      }
+      s.verdict = ir::Verdict::Diverge;
+      s.detail = blame;
+      s.message = fmt::format("R {} but the split failed: {} [{}]", r.ok() ? "succeeded" : interp::name_of(r.status),
+                              d.message, d.code);
+      return s;
+    }
+    if (!r.ok()) {
+      s.verdict = ir::Verdict::Diverge;
+      s.detail = blame;
+      s.message = fmt::format("R ended with {} but the split succeeded", interp::name_of(r.status));
+      return s;
+    }
+    const ComparisonRule rule = s.oracle == "H-cpu" ? ComparisonRule{} : rule_;
+    for (const interp::OutputBuffer& expected : r.outputs) {
+      const Bytes* actual = run.output(expected.name);
+      if (actual == nullptr) {
+        s.verdict = ir::Verdict::Diverge;
+        s.detail = blame;
+        s.message = fmt::format("the split returned no output '{}'", expected.name);
+        return s;
+      }
+      if (auto diff = compare(expected.name, expected.element, expected.bytes, *actual, rule)) {
+        s.verdict = ir::Verdict::Diverge;
+        s.detail = blame;
+        FirstDivergence fd;
+        fd.final_diff = *diff;
+        s.message = diff->describe();
+        s.divergence = fd;
+        return s;
+      }
+    }
+    s.verdict = ir::Verdict::Match;
+    s.message = fmt::format("{} output{} equal ({})", r.outputs.size(), r.outputs.size() == 1 ? "" : "s",
+                            rule.describe());
+    return s;
+  }
+
+  /// Resident mode must reproduce host mode exactly: same success or failure, same bytes.
+  void check_resident_mode(const planner::Profile& profile, const std::vector<Bytes>& inputs,
+                           const planner::RunConfig& config, const planner::SplitRun& host, OracleOutcome& outcome) const {
+    const planner::SplitRun resident = options_.gpu_resident(profile, c_.program, inputs, config);
+    std::string difference;
+    if (host.ok() != resident.ok()) {
+      difference = fmt::format("host mode {} but resident mode {}", host.ok() ? "succeeded" : "failed",
+                               resident.ok() ? "succeeded" : "failed: " + resident.failure->diagnostic.message);
+    } else if (host.ok()) {
+      for (std::size_t i = 0; i < host.output_names.size() && difference.empty(); ++i) {
+        const Bytes* r = resident.output(host.output_names[i]);
+        if (r == nullptr) {
+          difference = fmt::format("resident mode returned no '{}'", host.output_names[i]);
+        } else if (auto diff = compare(host.output_names[i], ir::ScalarType::U32, host.outputs[i], *r, ComparisonRule{})) {
+          difference = "resident mode differs from host mode: " + diff->describe();
+        }
+      }
+    }
+    if (difference.empty()) return;
+    outcome.verdict = ir::Verdict::Diverge;
+    outcome.detail = "lowering/driver";
+    outcome.message = difference;
+  }
+
+  const ir::Case& c_;
+  const OracleOptions& options_;
+  CaseReport& report_;
+  ComparisonRule rule_;
+};
+
+}  // namespace
+
+void SplitOracle::evaluate(const ir::Case& c, const OracleOptions& options, CaseReport& report) const {
+  SplitEvaluation(c, options, report).run();
+}
+
+}  // namespace gridcheck::props
