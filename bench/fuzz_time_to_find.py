@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time for `gridcheck fuzz` to find each spec §10 divergence class of a profile, over several seeds.
+"""Time for `gridcheck fuzz` to find each docs/vyre-0.7.2.md §10 divergence class of a profile, over several seeds.
 
 For each seed runs one campaign (`gridcheck fuzz --json --seconds S --seed N --profile P`), takes the
 first failure of every class (the class is the middle part of the failure signature; multi-class

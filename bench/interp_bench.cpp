@@ -1,5 +1,5 @@
 // Google Benchmark suite of the reference interpreter (work-items per second):
-//   BM_InterpLcg/N[/races]     the anchors.md §P kernel: 8 LCG steps, 2 loads, 1 store, workgroup 64
+//   BM_InterpLcg/N[/races]     the bench/README.md kernel: 8 LCG steps, 2 loads, 1 store, workgroup 64
 //   BM_InterpReduce/N[/races]  local-memory tree reduction, workgroup 64, 7 barriers
 //   BM_NativeLcg/N, BM_NativeLcgScalar/N, BM_NativeReduce/N   the same kernels as C++ loops
 // N = 65,536 / 262,144 / 1,048,576. Peak memory and the Oclgrind comparison: bench/interp_vs_oclgrind.sh.

@@ -1,7 +1,7 @@
 #pragma once
 // The two benchmark kernels of the interpreter issue, in IR and as native C++ loops:
-//   lcg     8 LCG steps + 2 global loads + 1 store per work-item, workgroup 64 (anchors.md §P)
-//   reduce  local-memory tree reduction, workgroup 64, 7 barriers per workgroup (anchors.md §P)
+//   lcg     8 LCG steps + 2 global loads + 1 store per work-item, workgroup 64 (bench/README.md)
+//   reduce  local-memory tree reduction, workgroup 64, 7 barriers per workgroup (bench/README.md)
 // bench/oclgrind/{lcg,reduce}.cl are the same kernels in OpenCL C for Oclgrind.
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Compares the reference interpreter with Oclgrind (single-threaded) and with a native C++ loop on the
-# two kernels of anchors.md §P: `lcg` (8 LCG steps, 2 loads, 1 store per work-item) and `reduce`
+# two kernels of bench/README.md: `lcg` (8 LCG steps, 2 loads, 1 store per work-item) and `reduce`
 # (local-memory tree reduction, 7 barriers per work-group of 64), at 65,536 / 262,144 / 1,048,576
 # work-items, with and without race detection.
 #

@@ -1,4 +1,4 @@
-# Every dependency is a Debian 12 package (tools/setup.sh installs them); see docs/toolchain notes.
+# Every dependency is a Debian 12 package (tools/setup.sh installs them); see docs/building.md §1.
 find_package(Threads REQUIRED)           # glslang::OSDependent links Threads::Threads without finding it
 find_package(fmt 9 CONFIG REQUIRED)
 find_package(GTest CONFIG REQUIRED)

@@ -20,7 +20,7 @@ namespace {
 
 void glslang_init_once() {
   static std::once_flag flag;
-  std::call_once(flag, [] { glslang::InitializeProcess(); });  // never finalized (toolchain.md §3)
+  std::call_once(flag, [] { glslang::InitializeProcess(); });  // never finalized (docs/building.md §3)
 }
 
 std::uint64_t text_hash(std::string_view s) {

@@ -1,5 +1,5 @@
 #pragma once
-// GLSL 450 compute -> SPIR-V 1.5 for Vulkan 1.2, in process (glslang's C++ API, docs/toolchain.md §3),
+// GLSL 450 compute -> SPIR-V 1.5 for Vulkan 1.2, in process (glslang's C++ API, docs/building.md §3),
 // followed by SPIRV-Tools validation (SPV_ENV_VULKAN_1_2) before anything reaches a driver.
 //
 // Generated GLSL that glslang rejects, or SPIR-V that spirv-val rejects, is *our* bug: the compiler

@@ -81,7 +81,7 @@ std::optional<ir::Diagnostic> check_device_fits(const VulkanContext& ctx, const 
 /// K021 when a grid exceeds maxComputeWorkGroupCount.
 std::optional<ir::Diagnostic> check_grid(const VulkanContext& ctx, std::array<std::uint32_t, 3> grid);
 
-/// The grid of a launch: the override, else spec §5.7 (ir::launch_plan) for the effective workgroup size.
+/// The grid of a launch: the override, else docs/semantics.md §5.7 (ir::launch_plan) for the effective workgroup size.
 ir::Result<std::array<std::uint32_t, 3>> launch_grid(const ir::Program& program, const planner::LaunchConfig& config);
 
 /// The launch error for a trap record key (kNoTrap: none).

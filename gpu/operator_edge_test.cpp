@@ -256,7 +256,7 @@ TEST_F(Gpu_OperatorEdges, SelectEvaluatesBothArmsAndTestsTruthinessPerType) {
     auto bb = b.read("b", 2, ScalarType::U32);
     auto out = b.output("out", 3, ScalarType::U32, static_cast<std::uint32_t>(cs.size()));
     auto count = b.output("count", 4, ScalarType::U32, 1);
-    // Both arms are atomics: both must run (spec §2.5), whichever is chosen.
+    // Both arms are atomics: both must run (docs/semantics.md §2.5), whichever is chosen.
     Program p = b.wrapped({b.if_(
         b.gid() < b.buf_len(cb),
         {b.store(out, b.gid(),

@@ -3,7 +3,7 @@
 // are queued into one command buffer (COMPUTE->COMPUTE / TRANSFER barriers between them) and only what
 // the caller downloads is read back.
 //
-// Binding rule of one launch (the device analogue of the split's gather -> launch -> refresh, spec §6.8):
+// Binding rule of one launch (the device analogue of the split's gather -> launch -> refresh, docs/vyre-0.7.2.md §6.8):
 //  - the k-th ir::is_dispatch_input buffer of the program is bound to the live buffer `input_names[k]`
 //    (default: its own name), in place; a declared count must match that buffer's size (K032);
 //  - every other non-workgroup buffer gets a fresh zero-filled buffer of ir::backend_allocation_bytes;

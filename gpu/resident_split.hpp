@@ -1,6 +1,6 @@
 #pragma once
-// The split's dispatch loop (planner::run_plan_into, spec §6.8) with the live buffers resident on the
-// device (DESIGN §8 "resident" mode): caller inputs are uploaded once, every segment launch binds its
+// The split's dispatch loop (planner::run_plan_into, docs/vyre-0.7.2.md §6.8) with the live buffers resident on the
+// device (docs/DESIGN.md §8 "resident" mode): caller inputs are uploaded once, every segment launch binds its
 // buffers by name in a ResidentSession (gather + refresh without host copies), launches are queued into
 // one command buffer with barriers between them, and only final outputs are read back.
 //

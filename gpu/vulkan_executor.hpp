@@ -6,10 +6,10 @@
 // same submission).
 //
 // ABI (planner/executor.hpp): inputs are the ir::is_dispatch_input buffers in declaration order; a
-// buffer with a declared count must receive exactly count*4 bytes (spec §5.5); dispatch outputs that
+// buffer with a declared count must receive exactly count*4 bytes (docs/semantics.md §5.5); dispatch outputs that
 // are not inputs start zero-filled at ir::backend_allocation_bytes; outputs are the
 // ir::is_dispatch_output buffers in declaration order, sliced to output_byte_range. The grid is the
-// override, else spec §5.7 (ir::launch_plan) for the effective workgroup size.
+// override, else docs/semantics.md §5.7 (ir::launch_plan) for the effective workgroup size.
 //
 // Errors are LaunchErrors, never exceptions or aborts: a trap is LaunchErrorKind::Trap with the
 // source location of the trapping operation and the invocation; device limits are Resource; a GLSL or

@@ -1,5 +1,5 @@
 #pragma once
-// The host-side verifier for one result word (style lesson 12: engines never compare). Exact
+// The host-side verifier for one result word (docs/engineering.md#lesson-12: engines never compare). Exact
 // operations must match bit for bit; f32 operations whose precision Vulkan does not define exactly
 // (F32Precision in ir/ops.hpp) match within the table's ULP bound. Every comparison names the rule
 // it applied, so a report can say "sin: within 4096 ulp (distance 2)".

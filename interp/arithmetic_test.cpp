@@ -1,6 +1,6 @@
-// Arithmetic through the interpreter equals ir/scalar_semantics (whose own tests pin spec §3.5),
+// Arithmetic through the interpreter equals ir/scalar_semantics (whose own tests pin docs/semantics.md §3.5),
 // for every operator and operand type of the table, over edge values; plus the evaluation rules of
-// spec §2.4/§2.5/§3.3: select evaluates both arms, loops are half-open with bounds evaluated once,
+// docs/semantics.md §2.4/§2.5/§3.3: select evaluates both arms, loops are half-open with bounds evaluated once,
 // truthiness by type.
 
 #include <gtest/gtest.h>
@@ -236,7 +236,7 @@ TEST(Interp_Arithmetic, LoopUpToU32MaxTerminatesWithoutWrapping) {
 }
 
 TEST(Interp_Arithmetic, IfConditionTruthinessFollowsTheType) {
-  // V123 only admits u32 and bool conditions; the reference defines all four (spec §3.3).
+  // V123 only admits u32 and bool conditions; the reference defines all four (docs/semantics.md §3.3).
   struct Row {
     ScalarType type;
     std::uint32_t bits;

@@ -1,4 +1,4 @@
-// Barriers and true grid sync: release rules, what persists across a grid_sync (spec §10 (c), (d),
+// Barriers and true grid sync: release rules, what persists across a grid_sync (docs/vyre-0.7.2.md#s10-c, (d),
 // G2: R must give the native answer N), fixpoint relaunches, and barrier divergence.
 
 #include <gtest/gtest.h>
@@ -93,7 +93,7 @@ TEST(Interp_Barriers, WorkgroupBarrierDoesNotOrderOtherWorkgroups) {
   EXPECT_EQ(run_reference(all_flags_program(false), inputs, Grid{3, 1, 1}, 1, o).status, RunStatus::Race);
 }
 
-TEST(Interp_Barriers, LocalsPersistAcrossGridSync) {  // spec §10 D1: N = 10, H = 0, vyre R = error
+TEST(Interp_Barriers, LocalsPersistAcrossGridSync) {  // docs/vyre-0.7.2.md#d1: N = 10, H = 0, vyre R = error
   Builder b({4, 1, 1});
   Buf a = b.read("a", 0, ScalarType::U32, 4);
   Buf out = b.output("out", 1, ScalarType::U32, 4);
@@ -109,7 +109,7 @@ TEST(Interp_Barriers, LocalsPersistAcrossGridSync) {  // spec §10 D1: N = 10, H
   EXPECT_EQ(output(r, "out"), fill(4, 10));
 }
 
-TEST(Interp_Barriers, SideEffectsBeforeGridSyncRunOnce) {  // spec §10 D2: N: ctr = 4, out a permutation
+TEST(Interp_Barriers, SideEffectsBeforeGridSyncRunOnce) {  // docs/vyre-0.7.2.md#d2: N: ctr = 4, out a permutation
   Builder b({4, 1, 1});
   Buf ctr = b.output("ctr", 0, ScalarType::U32, 1);
   Buf out = b.output("out", 1, ScalarType::U32, 4);
@@ -125,7 +125,7 @@ TEST(Interp_Barriers, SideEffectsBeforeGridSyncRunOnce) {  // spec §10 D2: N: c
   }
 }
 
-TEST(Interp_Barriers, LetValuesAreNotReevaluatedAfterGridSync) {  // spec §10 D3: N gives the old value
+TEST(Interp_Barriers, LetValuesAreNotReevaluatedAfterGridSync) {  // docs/vyre-0.7.2.md#d3: N gives the old value
   Builder b({4, 1, 1});
   Buf buf = b.read_write("buf", 0, ScalarType::U32, 4);
   Buf out = b.output("out", 1, ScalarType::U32, 4);
@@ -138,7 +138,7 @@ TEST(Interp_Barriers, LetValuesAreNotReevaluatedAfterGridSync) {  // spec §10 D
   EXPECT_EQ(output(r, "buf"), (Words{6, 7, 8, 9}));
 }
 
-TEST(Interp_Barriers, WorkgroupMemoryPersistsAcrossGridSync) {  // spec §10 C1: N = 2g+1, H = R(vyre) = 0
+TEST(Interp_Barriers, WorkgroupMemoryPersistsAcrossGridSync) {  // docs/vyre-0.7.2.md#c1: N = 2g+1, H = R(vyre) = 0
   Builder b({64, 1, 1});
   Buf sh = b.workgroup("sh", 64, ScalarType::U32);
   Buf out = b.output("out", 0, ScalarType::U32, 128);
@@ -153,7 +153,7 @@ TEST(Interp_Barriers, WorkgroupMemoryPersistsAcrossGridSync) {  // spec §10 C1:
   EXPECT_EQ(output(r, "out"), expected);
 }
 
-TEST(Interp_Barriers, ReturnedInvocationsStayReturnedAcrossGridSync) {  // spec §10 G2: N = [0,0,0,0], H = R(vyre) = 5s
+TEST(Interp_Barriers, ReturnedInvocationsStayReturnedAcrossGridSync) {  // docs/vyre-0.7.2.md#g2: N = [0,0,0,0], H = R(vyre) = 5s
   Builder b({4, 1, 1});
   Buf flag = b.read("flag", 0, ScalarType::U32, 1);
   Buf out = b.output("out", 1, ScalarType::U32, 4);
@@ -184,7 +184,7 @@ TEST(Interp_Barriers, GridSyncReleasesWhenSomeInvocationsReturned) {
   EXPECT_EQ(output(r, "out"), (Words{105, 104, 0, 0, 101, 100}));
 }
 
-TEST(Interp_Barriers, StorageWritesAreVisibleToEveryWorkgroupAfterGridSync) {  // spec §10 G1 program: N = 501
+TEST(Interp_Barriers, StorageWritesAreVisibleToEveryWorkgroupAfterGridSync) {  // docs/vyre-0.7.2.md#g1 program: N = 501
   Builder b({64, 1, 1});
   Buf a = b.read("a", 0, ScalarType::U32, 1024);
   Buf mid = b.read_write("mid", 1, ScalarType::U32, 1024);
@@ -225,7 +225,7 @@ TEST(Interp_Barriers, GridSyncInsideAGridUniformLoopWorks) {
   }
 }
 
-TEST(Interp_Barriers, FixpointRelaunchesTheWholeProgramOverPersistentBuffers) {  // spec §10 A4: N = [1, 2]
+TEST(Interp_Barriers, FixpointRelaunchesTheWholeProgramOverPersistentBuffers) {  // docs/vyre-0.7.2.md#a4: N = [1, 2]
   Builder b({1, 1, 1});
   Buf out = b.output("out", 0, ScalarType::U32, 2);
   Buf flag = b.read_write("flag", 1, ScalarType::U32, 1);

@@ -1,5 +1,5 @@
 #pragma once
-// The interpreter's compiled form (style lesson 10): a pre-pass turns the IR into a flat register
+// The interpreter's compiled form (docs/engineering.md#lesson-10): a pre-pass turns the IR into a flat register
 // code. Every invocation owns a frame of 32-bit slots:
 //
 //   [0, 9)     global, local and workgroup id (x, y, z each), written when the invocation starts
@@ -129,7 +129,7 @@ struct CompiledProgram {
 };
 
 /// Compiles a type-checked program. Refuses (codes R001-R009) what the reference does not run:
-/// unsupported statements (spec §3.7), stores to read-only buffers, atomics outside u32 read_write
+/// unsupported statements (docs/semantics.md §3.7), stores to read-only buffers, atomics outside u32 read_write
 /// storage, f32 indices or loop bounds, assignments to loop variables, relaxed barriers.
 ir::Result<CompiledProgram> compile(const ir::Program& program, const ir::TypeTable& types,
                                     std::string_view file = {});

@@ -1,4 +1,4 @@
-// The dispatch model (spec §3.1, §5): inputs, zero-filled outputs, workgroup memory, results,
+// The dispatch model (docs/semantics.md §3.1, §5): inputs, zero-filled outputs, workgroup memory, results,
 // grid inference, builtins, fixpoint, and the low-level execute entry.
 
 #include <gtest/gtest.h>

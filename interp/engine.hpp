@@ -15,7 +15,7 @@
 // RecordLoop, vyre's "if records the condition" rule); the k-th record of every invocation of the
 // workgroup (workgroup barriers) or of the grid (grid_sync) must agree, until the next release.
 //
-// Speed (style lesson 10): one loop runs all ready invocations of a workgroup, switching frames
+// Speed (docs/engineering.md#lesson-10): one loop runs all ready invocations of a workgroup, switching frames
 // in place; direct-threaded dispatch; observers cost nothing unless attached (a separate
 // instantiation of the loop).
 //

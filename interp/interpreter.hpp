@@ -1,20 +1,20 @@
 #pragma once
-// The reference interpreter R (DESIGN §3): the whole program as one dispatch with TRUE grid sync.
+// The reference interpreter R (docs/DESIGN.md §3): the whole program as one dispatch with TRUE grid sync.
 // A grid_sync releases only when every non-finished invocation of the grid waits at it; locals,
 // workgroup memory, returned invocations and storage writes all persist across it (native
-// cooperative semantics, spec §1 — not vyre's §3.8 reference, which drops them).
+// cooperative semantics, docs/semantics.md §1 — not vyre's §3.8 reference, which drops them).
 //
 // Three entry points, from high to low level:
 //   run_case       a parsed case: inputs materialised by name, grid from the case or inferred by the
-//                  reference rule (spec §3.1), fixpoint, outputs = reference outputs;
-//   run_reference  a program plus one byte vector per reference input (spec §3.1 step 2);
+//                  reference rule (docs/semantics.md §3.1), fixpoint, outputs = reference outputs;
+//   run_reference  a program plus one byte vector per reference input (docs/semantics.md §3.1 step 2);
 //   execute        a program plus the bytes of EVERY non-workgroup buffer, updated in place — the
 //                  seam a planner::Executor wraps (no output slicing, no zero-filling).
 // Every entry point returns a typed RunResult (result.hpp) and never throws or aborts on user input.
 //
 // Before anything is allocated a run is refused (status invalid) when the program does not validate
 // (ir::validate; ir::typecheck only, with `validate = false`), contains what the reference does not
-// run (spec §3.7: async, collectives, indirect dispatch, opaque), or exceeds a resource limit.
+// run (docs/semantics.md §3.7: async, collectives, indirect dispatch, opaque), or exceeds a resource limit.
 // The IR `trap` statement runs: executing it gives a trap result (TrapKind::TrapStatement).
 
 #include <cstdint>
@@ -77,7 +77,7 @@ RunResult execute(const PreparedProgram& program, std::span<Bytes> buffers, Grid
 RunResult execute(const ir::Program& program, std::span<Bytes> buffers, Grid grid, std::uint32_t fixpoint = 1,
                   const RunOptions& options = {});
 
-/// The reference dispatch (spec §3.1): `inputs` holds one byte vector per ir::is_reference_input
+/// The reference dispatch (docs/semantics.md §3.1): `inputs` holds one byte vector per ir::is_reference_input
 /// buffer in declaration order (a static buffer needs at least count·4 bytes; extra bytes are kept);
 /// backend-allocated outputs start zero-filled at ir::backend_allocation_bytes; workgroup memory is
 /// zeroed per workgroup. `grid` nullopt: ir::reference_grid. Outputs: every ir::is_reference_output

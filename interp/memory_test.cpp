@@ -1,4 +1,4 @@
-// Memory rules (spec §3.4): out-of-bounds loads read the typed zero, stores and atomics do nothing
+// Memory rules (docs/semantics.md §3.4): out-of-bounds loads read the typed zero, stores and atomics do nothing
 // (atomics return 0), all counted per buffer with the first location; negative i32 indices trap.
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #pragma once
-// Observer hooks (style lesson 9): checks that watch a run without changing it. Every hook has an
+// Observer hooks (docs/engineering.md#lesson-9): checks that watch a run without changing it. Every hook has an
 // empty default. The engine calls observers only in its observed instantiation, so a run without
 // observers pays nothing for them. The race detector is one observer; a "last writer per element"
 // observer and per-fence snapshots (first-divergence reports) need exactly these hooks: every access

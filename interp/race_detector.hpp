@@ -1,5 +1,5 @@
 #pragma once
-// The race detector (an Observer; style lesson 9, Oclgrind's RaceDetector with per-element shadow).
+// The race detector (an Observer; docs/engineering.md#lesson-9, Oclgrind's RaceDetector with per-element shadow).
 //
 // Rule: two accesses of the same element race when they come from different invocations, at least
 // one is a write, they are not both atomic, and no barrier orders them. A workgroup barrier orders

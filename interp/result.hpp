@@ -1,5 +1,5 @@
 #pragma once
-// The typed outcome of one reference run (style lesson 11). A run is exactly one of
+// The typed outcome of one reference run (docs/engineering.md#lesson-11). A run is exactly one of
 //   ok          every invocation finished; `outputs` hold the results, `oob` the out-of-bounds report
 //   trap        an invocation trapped (i32 division by zero, IR `trap`, ...): kind, location, invocation
 //   out_of_fuel the step budget ran out (an endless loop, or a budget too small): `steps`

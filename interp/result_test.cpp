@@ -1,4 +1,4 @@
-// Typed outcomes (style lesson 11): out_of_fuel, invalid (validation, unsupported nodes, resource
+// Typed outcomes (docs/engineering.md#lesson-11): out_of_fuel, invalid (validation, unsupported nodes, resource
 // limits refused before allocation), the trap statement, verdict mapping and schedule parsing.
 
 #include <gtest/gtest.h>

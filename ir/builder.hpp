@@ -61,7 +61,7 @@ class Builder {
  public:
   explicit Builder(std::array<std::uint32_t, 3> workgroup_size = {1, 1, 1});
 
-  // -- buffers: the vyre constructors of spec §2.2 (count 0 = runtime-sized).
+  // -- buffers: the vyre constructors of docs/semantics.md §2.2 (count 0 = runtime-sized).
   Buf storage(std::string_view name, std::uint32_t binding, BufferAccess access, ScalarType element,
               std::uint32_t count = 0);
   Buf read(std::string_view name, std::uint32_t binding, ScalarType element, std::uint32_t count = 0);
@@ -126,7 +126,7 @@ class Builder {
   S opaque(std::string_view extension);
 
   // -- finishing
-  /// `Program::wrapped` (spec §2.1): wraps the entry into one root Region unless it is non-empty and
+  /// `Program::wrapped` (docs/semantics.md §2.1): wraps the entry into one root Region unless it is non-empty and
   /// every top-level node is already a Region.
   Program wrapped(Body entry);
   Program wrapped(const std::vector<S>& entry);

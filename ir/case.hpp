@@ -1,6 +1,6 @@
 #pragma once
 // A test case: one program plus how to dispatch it, the caller's input data and what each oracle is
-// expected to say (DESIGN §2 "Text format", §5 verdicts). Parsed from and printed to one `.gc` file.
+// expected to say (docs/DESIGN.md §2 "Text format", docs/semantics.md §5 verdicts). Parsed from and printed to one `.gc` file.
 
 #include <array>
 #include <cstdint>
@@ -32,7 +32,7 @@ struct InputData {
   SourceLoc loc;
 };
 
-/// Which execution an expectation is about (DESIGN §3).
+/// Which execution an expectation is about (docs/DESIGN.md §3).
 enum class Oracle : std::uint8_t {
   Reference,  ///< R: the whole program, true grid sync
   SplitCpu,   ///< H-cpu: the planner's segments on the interpreter
@@ -42,7 +42,7 @@ enum class Oracle : std::uint8_t {
 };
 
 /// The outcome vocabulary. R reports ok / trap / out_of_fuel / invalid; a split reports match /
-/// diverge / refused / invalid / error relative to R (DESIGN §5).
+/// diverge / refused / invalid / error relative to R (docs/DESIGN.md §5).
 enum class Verdict : std::uint8_t { Ok, Match, Diverge, Refused, Invalid, Trap, OutOfFuel, Error };
 
 struct Expectation {
@@ -67,10 +67,10 @@ struct Case {
   std::string name;
   std::string description;
   std::vector<std::string> header_comments;  ///< the `#` lines before `case`, kept by fmt
-  /// key/value metadata: fuzz seed, replay command, origin ("spec §10 A1").
+  /// key/value metadata: fuzz seed, replay command, origin ("docs/vyre-0.7.2.md#a1").
   std::vector<std::pair<std::string, std::string>> meta;
   Program program;
-  /// Workgroup counts of the dispatch grid; nullopt = inferred from the program (spec §3.1 step 4-6).
+  /// Workgroup counts of the dispatch grid; nullopt = inferred from the program (docs/semantics.md §3.1 step 4-6).
   std::optional<std::array<std::uint32_t, 3>> grid;
   std::uint32_t fixpoint = 1;
   std::vector<InputData> inputs;

@@ -1,5 +1,5 @@
 #pragma once
-// User-facing diagnostics (style lesson 2): anything the user can cause is a Diagnostic returned in a
+// User-facing diagnostics (docs/engineering.md#lesson-2): anything the user can cause is a Diagnostic returned in a
 // Result, never an exception or an abort. Messages are lower-case, one sentence, no trailing period.
 
 #include <string>
@@ -19,7 +19,7 @@ std::string_view name_of(Severity s);
 
 struct Diagnostic {
   Severity severity = Severity::Error;
-  std::string code;     ///< stable code: "P..." parse, "V..." validator (spec §4 numbering), "G..." ours
+  std::string code;     ///< stable code: "P..." parse, "V..." validator (docs/semantics.md §4 numbering), "G..." ours
   std::string file;     ///< file name as the user gave it; empty when there is none
   SourceLoc loc;        ///< unknown (line 0) when the construct has no text position
   std::string message;  ///< one sentence, lower case, no trailing period

@@ -1,7 +1,7 @@
 #pragma once
 // Structural equality and a stable content hash. Both compare what a program means, not how its
 // arena happens to be laid out: names by their spelling, nodes by shape, unreachable nodes ignored,
-// source locations ignored. Unlike vyre's PartialEq (spec §2.1) the buffer declarations are compared
+// source locations ignored. Unlike vyre's PartialEq (docs/semantics.md §2.1) the buffer declarations are compared
 // in order, because declaration order is the dispatch ABI.
 
 #include <cstdint>

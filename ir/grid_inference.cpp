@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kGridTooLarge = "G120";
 constexpr const char* kNeedsGridOverride = "G121";
 
-/// The driver's BindingRole (spec §2.2), reduced to what §5.7 asks.
+/// The driver's BindingRole (docs/semantics.md §2.2), reduced to what §5.7 asks.
 enum class Role : std::uint8_t { Shared, Persistent, Output, Input, InputOutput, Uniform };
 
 Role binding_role(const BufferDecl& b) {

@@ -1,7 +1,7 @@
 #pragma once
 // The two rules that turn a program into a dispatch grid when the caller gives none:
-//  - the **reference** rule (spec §3.1 steps 4–6): what R uses for a case with `grid auto`;
-//  - the backend **LaunchPlan** rule (spec §5.7): what a CUDA/wgpu backend launches, which the
+//  - the **reference** rule (docs/semantics.md §3.1 steps 4–6): what R uses for a case with `grid auto`;
+//  - the backend **LaunchPlan** rule (docs/semantics.md §5.7): what a CUDA/wgpu backend launches, which the
 //    planner's vyre-0.7.2 profile and the GPU executor apply per segment (divergence G1).
 // Both are pure functions of their arguments.
 
@@ -22,7 +22,7 @@ bool has_atomics(const Program& p);
 /// True when the program declares a workgroup buffer.
 bool has_workgroup_buffers(const Program& p);
 
-/// spec §3.1 steps 4–6. `element_counts` holds the element count of every buffer in declaration
+/// docs/semantics.md §3.1 steps 4–6. `element_counts` holds the element count of every buffer in declaration
 /// order (workgroup entries are ignored): for a runtime-sized buffer, the caller's byte length / 4.
 /// `caller_floor` is the caller's minimum element count (0 = none).
 ///   max_output = max count over reference outputs; max_input = max over the other non-workgroup
@@ -35,14 +35,14 @@ bool has_workgroup_buffers(const Program& p);
 Result<Grid> reference_grid(const Program& p, std::span<const std::uint64_t> element_counts,
                             std::uint64_t caller_floor = 0);
 
-/// A backend launch (spec §5.7).
+/// A backend launch (docs/semantics.md §5.7).
 struct LaunchPlan {
   Grid grid = {1, 1, 1};
   /// Parameter word 0: PTX kernels exit every lane whose global id is >= element_count.
   std::uint64_t element_count = 1;
 };
 
-/// spec §5.7. With `grid_override`: that grid, element_count = grid.x · wg.x. Without: element_count
+/// docs/semantics.md §5.7. With `grid_override`: that grid, element_count = grid.x · wg.x. Without: element_count
 /// = max declared count over non-workgroup buffers when the program has a workgroup buffer or an
 /// atomic; else the max count over output/input-output bindings (BindingRole Output or InputOutput)
 /// when one is > 0, else the max non-workgroup count (at least 1); the grid is

@@ -96,7 +96,7 @@ TEST(IR_GridInference, ReferenceHonoursPgNodesAtBindingZero) {
 TEST(IR_GridInference, LaunchPlanUsesOutputsAndInputOutputs) {
   Builder b({64, 1, 1});
   b.read("a", 0, ScalarType::U32, 1024);
-  b.output("hit", 1, ScalarType::U32, 1);  // spec §10 G1: the lone output sets the launch size
+  b.output("hit", 1, ScalarType::U32, 1);  // docs/vyre-0.7.2.md#g1: the lone output sets the launch size
   Program p = b.wrapped({});
   auto plan = launch_plan(p);
   ASSERT_TRUE(plan.ok());

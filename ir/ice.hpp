@@ -1,6 +1,6 @@
 #pragma once
 // Internal compiler errors: our own invariant breaks. They are never caused by user input, so they
-// abort loudly with the source location of the check (style lesson 2: two error channels).
+// abort loudly with the source location of the check (docs/engineering.md#lesson-2: two error channels).
 
 #include <string_view>
 

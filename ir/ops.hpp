@@ -1,5 +1,5 @@
 #pragma once
-// The operator table: one row per operator (spec §2.6). It is the single source of truth for the
+// The operator table: one row per operator (docs/semantics.md §2.6). It is the single source of truth for the
 // text mnemonics, the infix spelling and precedence, the operand and result type rules, and the
 // precision class that the GPU comparison applies to f32 results. Printer, parser, validator,
 // interpreter and GLSL lowering all consult it; none keeps its own list.

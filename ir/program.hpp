@@ -1,6 +1,6 @@
 #pragma once
 // The IR: a Program owns flat arenas of statements and expressions addressed by 32-bit ids, an
-// interned name table and the buffer declarations (spec §2, DESIGN §2). Nodes are immutable once
+// interned name table and the buffer declarations (docs/semantics.md §2, docs/DESIGN.md §2). Nodes are immutable once
 // added; transformations add new nodes and point a new entry list at them. Nodes that are no longer
 // reachable from the entry are simply ignored (equality, hashing and printing walk from the entry).
 
@@ -197,7 +197,7 @@ class Program {
     return workgroup_size_[0] * workgroup_size_[1] * workgroup_size_[2];
   }
 
-  // -- buffers (declaration order is the dispatch ABI, spec §5)
+  // -- buffers (declaration order is the dispatch ABI, docs/semantics.md §5)
   std::span<const BufferDecl> buffers() const { return buffers_; }
   std::vector<BufferDecl>& mutable_buffers() { return buffers_; }
   void add_buffer(const BufferDecl& decl) { buffers_.push_back(decl); }
@@ -222,7 +222,7 @@ class Program {
   std::array<std::uint32_t, 3> workgroup_size_ = {1, 1, 1};
 };
 
-/// The generator name of the root region that `Program::wrapped` adds (spec §2.1).
+/// The generator name of the root region that `Program::wrapped` adds (docs/semantics.md §2.1).
 inline constexpr std::string_view kRootRegionGenerator = "vyre.program.root";
 
 }  // namespace gridcheck::ir

@@ -1,5 +1,5 @@
 #pragma once
-// The single definition of gridcheck's scalar arithmetic (spec §3.5): every BinOp, UnOp, cast, fma,
+// The single definition of gridcheck's scalar arithmetic (docs/semantics.md §3.5): every BinOp, UnOp, cast, fma,
 // atomic read-modify-write, truthiness test and memory word conversion on 32-bit words. The
 // reference interpreter executes these functions; the GPU lowering uses them as the oracle of its
 // table-driven edge-value tests. Nothing else in the code base defines arithmetic.
@@ -10,7 +10,7 @@
 // Preconditions: the operand type is one the operator table accepts (ir/ops.hpp, `result_type`);
 // the interpreter type-checks programs first, so a violation is our bug (GC_ICE), never user input.
 //
-// Rules the spec states (§3.5) and this file implements exactly:
+// Rules the spec states (docs/semantics.md §3.5) and this file implements exactly:
 //   u32 x / 0 = 0xFFFFFFFF, x % 0 = 0; i32 x / 0, x % 0, MIN / -1, MIN % -1 trap; shift amounts are
 //   masked with 31 (i32 Shr is arithmetic); Min/Max/AbsDiff unsigned on u32, signed on i32 (AbsDiff
 //   yields u32); comparisons and And/Or yield bool; integer Add/Sub/Mul/Negate wrap; Saturating*
@@ -24,7 +24,7 @@
 //   | f32 subnormal / NaN *operands*         | canonicalised first (denormals-are-zero, NaN payload  | vyre `binop_f32`/`unop_f32` call     |
 //   |                                        | dropped) before every f32 operation and comparison   | `canonical_f32` on each operand     |
 //   | f32 *loads*                            | canonicalised (a subnormal element loads as ±0)      | vyre `from_element_bytes`           |
-//   | f32 literals                           | canonicalised                                        | spec §2.5                           |
+//   | f32 literals                           | canonicalised                                        | docs/semantics.md §2.5                           |
 //   | f32 Add/Sub/Mul/Div/Sqrt/Reciprocal    | correctly rounded binary32 (round to nearest even)   | Rust f32 ops                        |
 //   | f32 Mod                                | `fmod`: truncated, result has the dividend's sign;   | Rust `%` on f32 (vyre rejects Mod   |
 //   |                                        | x%0, inf%y = NaN; x%inf = x                          | on f32; our table allows it)        |
@@ -46,8 +46,8 @@
 //   | cast f32 -> u32 / i32                  | truncate toward zero, saturate, NaN -> 0             | Rust `as`                           |
 //   | cast u32/i32 -> f32                    | round to nearest even                                | Rust `as`                           |
 //   | cast f32 -> f32                        | canonicalise                                         | every f32 result is canonical       |
-//   | truthiness of f32                      | canonical value != 0 (NaN is true, subnormal false)  | §3.3 on canonical operands          |
-//   | atomic Min/Max                         | unsigned (u32 buffers only)                          | spec §3.4                           |
+//   | truthiness of f32                      | canonical value != 0 (NaN is true, subnormal false)  | docs/semantics.md §3.3 on canonical operands          |
+//   | atomic Min/Max                         | unsigned (u32 buffers only)                          | docs/semantics.md §3.4                           |
 //
 // GPU implementability: every rule above is a fixed function of the input bits. Canonicalisation
 // is a few integer operations on the bit pattern, so a lowering can apply it to operands and results
@@ -134,7 +134,7 @@ constexpr std::uint32_t i32_shr(std::uint32_t l, std::uint32_t r) { return as_u3
 constexpr std::uint32_t i32_lt(std::uint32_t l, std::uint32_t r) { return as_i32(l) < as_i32(r) ? 1u : 0u; }
 constexpr std::uint32_t i32_le(std::uint32_t l, std::uint32_t r) { return as_i32(l) <= as_i32(r) ? 1u : 0u; }
 
-/// Truthiness (spec §3.3): integers and bool are true when non-zero; f32 when its canonical value
+/// Truthiness (docs/semantics.md §3.3): integers and bool are true when non-zero; f32 when its canonical value
 /// is not ±0 (NaN is true).
 constexpr bool truthy(ScalarType type, std::uint32_t bits) {
   if (type == ScalarType::F32) return (f32_canonical(bits) & 0x7FFFFFFFu) != 0;

@@ -44,7 +44,7 @@ std::string describe(const BinRow& row) {
          std::to_string(row.l) + ", " + std::to_string(row.r) + ")";
 }
 
-// The edge rows of spec §3.5 and of the choices table in scalar_semantics.hpp, one row each.
+// The edge rows of docs/semantics.md §3.5 and of the choices table in scalar_semantics.hpp, one row each.
 const std::vector<BinRow> kEdgeRows = {
     // u32 division and remainder by zero are total.
     {BinOp::Div, ScalarType::U32, 7, 0, kAll},

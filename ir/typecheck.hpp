@@ -1,5 +1,5 @@
 #pragma once
-// Type inference for expressions (implemented with the validator; spec §2.5, §3.5 type rules).
+// Type inference for expressions (implemented with the validator; docs/semantics.md §2.5, §3.5 type rules).
 
 #include <optional>
 #include <vector>
@@ -16,7 +16,7 @@ struct TypeTable {
   ScalarType operator[](ExprId id) const { return expr_types[index_of(id)]; }
 };
 
-/// Infers every reachable expression's type with scoping (spec §3.2). Fails with diagnostics on an
+/// Infers every reachable expression's type with scoping (docs/semantics.md §3.2). Fails with diagnostics on an
 /// undeclared variable or buffer, or on operand types the operator table rejects.
 Result<TypeTable> typecheck(const Program& p, std::string_view file = {});
 

@@ -1,5 +1,5 @@
 #pragma once
-// Scalar types, buffer access modes, memory kinds and orderings of the IR subset (spec §2.2–§2.7).
+// Scalar types, buffer access modes, memory kinds and orderings of the IR subset (docs/semantics.md §2.2–§2.7).
 
 #include <cstdint>
 #include <optional>
@@ -14,7 +14,7 @@ inline constexpr int kScalarTypeCount = 4;
 enum class BufferAccess : std::uint8_t { ReadOnly, ReadWrite, WriteOnly, Uniform, Workgroup };
 inline constexpr int kBufferAccessCount = 5;
 
-/// vyre's MemoryKind. Constructors derive it from the access (spec §2.2); the split re-derives it.
+/// vyre's MemoryKind. Constructors derive it from the access (docs/semantics.md §2.2); the split re-derives it.
 enum class MemoryKind : std::uint8_t { Global, Shared, Uniform, Local, Readonly, Persistent, Push };
 inline constexpr int kMemoryKindCount = 7;
 
@@ -35,9 +35,9 @@ std::optional<MemoryOrdering> memory_ordering_from_name(std::string_view name);
 /// Workgroup→Shared, anything else→Global.
 MemoryKind derived_kind(BufferAccess access);
 
-/// spec §2.7: Relaxed is not a valid barrier ordering (V043).
+/// docs/semantics.md §2.7: Relaxed is not a valid barrier ordering (V043).
 constexpr bool is_valid_for_barrier(MemoryOrdering o) { return o != MemoryOrdering::Relaxed; }
-/// spec §2.7: GridSync is not a valid read-modify-write ordering (V042).
+/// docs/semantics.md §2.7: GridSync is not a valid read-modify-write ordering (V042).
 constexpr bool is_valid_for_rmw(MemoryOrdering o) { return o != MemoryOrdering::GridSync; }
 
 }  // namespace gridcheck::ir

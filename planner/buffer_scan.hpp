@@ -1,5 +1,5 @@
 #pragma once
-// Which buffers a segment reads and writes (spec §6.7 "buffer target scan", seed 000
+// Which buffers a segment reads and writes (docs/vyre-0.7.2.md §6.7 "buffer target scan", seed 000
 // `collect_segment_buffer_targets`), and the first segment that writes each buffer.
 //
 // vyre 0.7.2 scan, exactly: Store writes its buffer and scans index and value; Let/Assign values,
@@ -39,7 +39,7 @@ void scan_stmt_accesses(const ir::Program& program, ir::StmtId id, BufferAccessS
 /// recurses into Block and Region).
 BufferAccessSet scan_segment_accesses(const ir::Program& segment);
 
-/// The scan with spec §9 F2 fixed (after 0.7.2): AsyncLoad/AsyncStore read their source and write
+/// The scan with docs/vyre-0.7.2.md#f2 fixed (after 0.7.2): AsyncLoad/AsyncStore read their source and write
 /// their destination, IndirectDispatch reads its count buffer, async and trap operand expressions are
 /// scanned, and an Opaque node reads and writes every declared buffer.
 BufferAccessSet scan_segment_accesses_complete(const ir::Program& segment);

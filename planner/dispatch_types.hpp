@@ -1,5 +1,5 @@
 #pragma once
-// Vocabulary of the split's dispatch loop (spec §6.8) shared by the Profile hooks and run_split.
+// Vocabulary of the split's dispatch loop (docs/vyre-0.7.2.md §6.8) shared by the Profile hooks and run_split.
 
 #include <array>
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace gridcheck::planner {
 
 /// What the caller asks of one dispatch (vyre's DispatchConfig fields that matter to the split).
 struct RunConfig {
-  /// The caller's explicit grid (workgroup counts); nullopt = none (spec §10 G1 under vyre-0.7.2).
+  /// The caller's explicit grid (workgroup counts); nullopt = none (docs/vyre-0.7.2.md#g1 under vyre-0.7.2).
   std::optional<std::array<std::uint32_t, 3>> grid;
   std::optional<std::array<std::uint32_t, 3>> workgroup_override;
   /// nullopt means 1; 0 is an error (S010).
@@ -29,7 +29,7 @@ struct PassSchedule {
   std::uint32_t segment_fixpoint = 1;
 };
 
-/// Decides after each whole pass whether the loop stops early (spec §6.8 step 8, H3).
+/// Decides after each whole pass whether the loop stops early (docs/vyre-0.7.2.md §6.8 step 8, H3).
 class Convergence {
  public:
   virtual ~Convergence() = default;

@@ -1,5 +1,5 @@
 #pragma once
-// Fixpoint early exit by exact byte comparison (spec §9 F3; vyre 0.7.2 compares an XOR-combined
+// Fixpoint early exit by exact byte comparison (docs/vyre-0.7.2.md#f3; vyre 0.7.2 compares an XOR-combined
 // FNV-1a-64 fingerprint, which can collide and stop early). Stops after a pass whose live map
 // (every entry, borrowed or owned, byte for byte) equals the previous pass's: every segment is a
 // deterministic function of the live map, so all further passes would change nothing. Like vyre,

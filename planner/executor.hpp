@@ -1,6 +1,6 @@
 #pragma once
-// The seam between the planner and whatever runs a launch (DESIGN §1: planner never depends on
-// interp/ or gpu/). The split's dispatch loop (spec §6.8) calls an Executor once per segment launch;
+// The seam between the planner and whatever runs a launch (docs/DESIGN.md §1: planner never depends on
+// interp/ or gpu/). The split's dispatch loop (docs/vyre-0.7.2.md §6.8) calls an Executor once per segment launch;
 // the interpreter-backed executor (H-cpu) and the Vulkan executor (H-gpu) implement it.
 
 #include <array>
@@ -18,11 +18,11 @@ using Bytes = std::vector<std::uint8_t>;
 
 struct LaunchConfig {
   /// Workgroup counts. nullopt: the executor infers the grid from the launched program the way a
-  /// GPU backend's LaunchPlan does (spec §5.7), which the vyre-0.7.2 profile relies on (G1).
+  /// GPU backend's LaunchPlan does (docs/semantics.md §5.7), which the vyre-0.7.2 profile relies on (G1).
   std::optional<std::array<std::uint32_t, 3>> grid_override;
   /// Replaces the program's workgroup size when set.
   std::optional<std::array<std::uint32_t, 3>> workgroup_override;
-  /// spec §5.6: the executor runs the whole program this many times as one launch call, every
+  /// docs/semantics.md §5.6: the executor runs the whole program this many times as one launch call, every
   /// buffer persistent between the runs and nothing re-cleared. The split passes 1 to each segment
   /// (the vyre-0.7.2 whole-sequence loop); only an unsplit dispatch passes the caller's count.
   /// Always >= 1 (the planner rejects 0 before launching).
@@ -56,7 +56,7 @@ class Executor {
   /// `inputs` holds the bytes of each ir::is_dispatch_input buffer in declaration order; buffers that
   /// are dispatch outputs but not inputs start zero-filled at their allocation size.
   /// On success `outputs` holds exactly one byte vector per ir::is_dispatch_output buffer in
-  /// declaration order (sliced to `output_byte_range` when the declaration has one, spec §5.4);
+  /// declaration order (sliced to `output_byte_range` when the declaration has one, docs/semantics.md §5.4);
   /// implementations reuse the vectors already in `outputs` where they can.
   virtual std::optional<LaunchError> launch(const ir::Program& program, std::span<const Bytes* const> inputs,
                                             const LaunchConfig& config, std::vector<Bytes>& outputs) = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // A value or a typed error (std::expected is C++23). Used where the error is a typed planner error
-// rather than user diagnostics (the megakernel planner's MegakernelError, spec §7.1).
+// rather than user diagnostics (the megakernel planner's MegakernelError, docs/vyre-0.7.2.md §7.1).
 
 #include <utility>
 #include <variant>

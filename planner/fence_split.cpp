@@ -110,7 +110,7 @@ class LetResolver {
   void resolve(ir::NameId name, std::vector<ir::StmtId>& prefix) {
     if (resolved_.contains(name)) return;
     const auto it = global_lets_.find(name);
-    if (it == global_lets_.end()) return;  // silently ignored (spec §6.6)
+    if (it == global_lets_.end()) return;  // silently ignored (docs/vyre-0.7.2.md §6.6)
     resolved_.insert(name);
     std::unordered_set<ir::NameId> vars;
     ir::for_each_expr(work_, work_.stmt(it->second).exprs[0], [&](ir::ExprId e) {

@@ -1,5 +1,5 @@
 #pragma once
-// The host split proper (spec §6.2–§6.6, vyre-driver 0.7.2 `barrier_split.rs` and
+// The host split proper (docs/vyre-0.7.2.md §6.2–§6.6, vyre-driver 0.7.2 `barrier_split.rs` and
 // `let_propagation.rs`): fence detection, wrapper peeling, hoisting fences out of blocks and
 // regions, cutting into segments, let propagation and re-wrapping. Each step is a free function
 // that a Profile's SplitRules points at; a profile (or a mutant) swaps any one of them.
@@ -18,7 +18,7 @@
 
 namespace gridcheck::planner {
 
-/// One peeled single-node wrapper (spec §6.3): a Block, or a Region with its generator and
+/// One peeled single-node wrapper (docs/vyre-0.7.2.md §6.3): a Block, or a Region with its generator and
 /// source_region (names of the work arena).
 struct Wrapper {
   ir::StmtKind kind = ir::StmtKind::Block;
@@ -33,7 +33,7 @@ struct Peeled {
 
 /// The nodes of one segment, before re-wrapping.
 struct SegmentNodes {
-  std::vector<ir::StmtId> let_prefix;  ///< propagated Lets, prepended in this order (§6.6)
+  std::vector<ir::StmtId> let_prefix;  ///< propagated Lets, prepended in this order (docs/vyre-0.7.2.md §6.6)
   std::vector<ir::StmtId> body;        ///< the run of nodes between two top-level fences
 };
 
@@ -52,7 +52,7 @@ struct HostSplit {
 ir::Program make_segment_skeleton(const ir::Program& source);
 
 /// Orders the free names of a segment (and the variables of a propagated Let's value) before they
-/// are resolved. vyre 0.7.2 iterates a HashSet (nondeterministic, spec §9 F4); our vyre-0.7.2
+/// are resolved. vyre 0.7.2 iterates a HashSet (nondeterministic, docs/vyre-0.7.2.md#f4); our vyre-0.7.2
 /// profile sorts by name, which only changes the order of independent prefix Lets, never their
 /// meaning.
 using NameOrder = std::function<void(std::vector<std::string_view>& names)>;
@@ -60,21 +60,21 @@ void sort_names(std::vector<std::string_view>& names);
 
 // ----------------------------------------------------------------------- vyre 0.7.2 steps
 
-/// §6.2: a GridSync barrier anywhere, through If (both branches), Loop, Block and Region.
+/// docs/vyre-0.7.2.md §6.2: a GridSync barrier anywhere, through If (both branches), Loop, Block and Region.
 bool contains_grid_sync(const ir::Program& program);
 
-/// §6.3: while the sequence is exactly one Region or Block, record it and descend.
+/// docs/vyre-0.7.2.md §6.3: while the sequence is exactly one Region or Block, record it and descend.
 Peeled peel_wrappers(const ir::Program& program);
 
-/// §6.4: hoists fences out of Block and Region (never If or Loop). A container whose hoisted body
+/// docs/vyre-0.7.2.md §6.4: hoists fences out of Block and Region (never If or Loop). A container whose hoisted body
 /// has top-level fences becomes `C(piece0), fence, C(piece1), ...`; empty pieces are kept; a Region
 /// piece keeps generator and source_region. New nodes are added to `work`.
 std::vector<ir::StmtId> hoist_grid_sync_barriers(ir::Program& work, std::span<const ir::StmtId> sequence);
 
-/// §6.5 step 3: cuts at each top-level fence; fences dropped, empty lists kept.
+/// docs/vyre-0.7.2.md §6.5 step 3: cuts at each top-level fence; fences dropped, empty lists kept.
 std::vector<SegmentNodes> cut_at_fences(const ir::Program& work, std::span<const ir::StmtId> hoisted);
 
-/// §6.6: let propagation with re-execution semantics. For each segment, the free variables
+/// docs/vyre-0.7.2.md §6.6: let propagation with re-execution semantics. For each segment, the free variables
 /// (referenced in any expression, minus every Let/Loop name defined anywhere in the segment) are
 /// resolved against the last Let of that name in a pre-order walk of `hoisted`; a resolved Let's
 /// own variables are resolved first (whether or not the segment defines them); unknown names are
@@ -82,7 +82,7 @@ std::vector<SegmentNodes> cut_at_fences(const ir::Program& work, std::span<const
 void propagate_lets(const ir::Program& work, std::span<const ir::StmtId> hoisted,
                     std::vector<SegmentNodes>& segments, const NameOrder& order);
 
-/// §6.5 step 5: re-wraps the segment (prefix, then body) in the wrapper stack, innermost first.
+/// docs/vyre-0.7.2.md §6.5 step 5: re-wraps the segment (prefix, then body) in the wrapper stack, innermost first.
 /// A Region wrapper loses its source_region. The program keeps the full source buffer table and
 /// workgroup size (it starts from `split.skeleton`).
 ir::Program rewrap_segment(const ir::Program& source, const HostSplit& split, const SegmentNodes& segment);

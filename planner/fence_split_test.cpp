@@ -1,4 +1,4 @@
-// The host split proper (spec §6.2–§6.6): the upstream split tests of spec §8 that apply, plus
+// The host split proper (docs/vyre-0.7.2.md §6.2–§6.6): the upstream split tests of §8 that apply, plus
 // hoisting, wrapper and let-propagation details. Expected segments are built independently with
 // the builder DSL and compared structurally.
 #include "planner/fence_split.hpp"
@@ -34,7 +34,7 @@ void expect_same(const Program& actual, const Program& expected) {
       << "hash " << ir::content_hash(actual) << " != " << ir::content_hash(expected);
 }
 
-// ---------------------------------------------------------------- upstream (spec §8) split tests
+// ---------------------------------------------------------------- upstream (docs/vyre-0.7.2.md §8) split tests
 
 TEST(Planner_Split, NoGridSyncReturnsTheProgramAsTheSingleSegment) {
   Builder b;

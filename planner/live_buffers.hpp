@@ -1,5 +1,5 @@
 #pragma once
-// The live buffers threaded between split segments (spec §6.8, seed 002 `live_buffers.rs`):
+// The live buffers threaded between split segments (docs/vyre-0.7.2.md §6.8, seed 002 `live_buffers.rs`):
 // caller-borrowed inputs and owned segment outputs, their refresh after each launch, the owned
 // accumulator fingerprint, the gathering of a segment's inputs and the final reassembly by name.
 
@@ -77,7 +77,7 @@ std::optional<ir::Diagnostic> collect_final_named_outputs(std::span<const std::s
 void replace_output_buffers_preserving_slots(std::vector<Bytes>& final_outputs, std::vector<Bytes>& outputs);
 
 /// vyre `refresh_readwrite_inputs`: the legacy positional refresh (the v0 threading scheme, H0).
-/// Dead code in 0.7.2 (spec §6.10); kept for its seed test and for mutants that restore H0. Walks
+/// Dead code in 0.7.2 (docs/vyre-0.7.2.md §6.10); kept for its seed test and for mutants that restore H0. Walks
 /// the segment table: the input cursor advances on every non-workgroup non-output buffer, the
 /// output cursor on every read_write buffer; a read_write non-output buffer refreshes its input
 /// slot from its output slot. Every output slot is cleared afterwards.

@@ -1,4 +1,4 @@
-// Live buffers (spec §6.8, seed 002): refresh by copy then by swap (pointer identity), the owned
+// Live buffers (docs/vyre-0.7.2.md §6.8, seed 002): refresh by copy then by swap (pointer identity), the owned
 // accumulator fingerprint, gathering by name, final reassembly into the caller's slots.
 #include "planner/live_buffers.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// The sound split's cut (spec §10 (d) D1-D5): every fence becomes a segment boundary, and each local
+// The sound split's cut (docs/vyre-0.7.2.md §10 D1-D5): every fence becomes a segment boundary, and each local
 // that is live across a boundary is spilled by its invocation at the end of the segment and reloaded
 // at the start of the next one — the value, never the initialiser re-executed.
 //
@@ -9,7 +9,7 @@
 // in each (the shorter branch padded with empty pieces: an extra fence is harmless), so c is
 // evaluated again in every piece.
 //
-// Scoping (spec §3.2): a local crosses a fence only from a scope the fence splits — the enclosing
+// Scoping (docs/semantics.md §3.2): a local crosses a fence only from a scope the fence splits — the enclosing
 // Block, Region or If branch, up to the root. Each scope handles its own locals: for local v (type
 // T, declared in piece d of its scope) and the cut after piece j >= d,
 //   spill at the end of piece j     if v is read after the cut and piece j declares or assigns v

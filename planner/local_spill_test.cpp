@@ -1,4 +1,4 @@
-// The cut with local spills (spec §10 (d)): a local live across a fence is saved by its invocation
+// The cut with local spills (docs/vyre-0.7.2.md#s10-d): a local live across a fence is saved by its invocation
 // at the end of the segment and reloaded at the start of the next, in the scope that declares it.
 // Text in, text out: each segment's statements printed as a kernel.
 #include "planner/local_spill.hpp"
@@ -40,7 +40,7 @@ constexpr std::string_view kHeader =
     "buffer a: u32[4] read binding 0\n"
     "buffer out: u32[4] read_write binding 1 output live_out\n";
 
-TEST(Planner_LocalSpill, AnAccumulatedLocalIsSpilledAndReloadedNotRecomputed) {  // spec §10 D1
+TEST(Planner_LocalSpill, AnAccumulatedLocalIsSpilledAndReloadedNotRecomputed) {  // docs/vyre-0.7.2.md#d1
   std::size_t spilled = 0;
   EXPECT_EQ(cut_text(std::string(kHeader) +
                          "kernel {\n"
@@ -152,7 +152,7 @@ TEST(Planner_LocalSpill, ALocalOnlyAssignedAfterTheFenceIsDeclaredNotReloaded) {
             "}\n");
 }
 
-TEST(Planner_LocalSpill, EachScopeSpillsAndRestoresItsOwnLocals) {  // spec §3.2, §10 D5; inner scopes get slots first
+TEST(Planner_LocalSpill, EachScopeSpillsAndRestoresItsOwnLocals) {  // docs/semantics.md §3.2, docs/vyre-0.7.2.md#d5; inner scopes get slots first
   EXPECT_EQ(cut_text(std::string(kHeader) +
                      "entry {\n"
                      "  region \"r\" {\n"
@@ -197,7 +197,7 @@ TEST(Planner_LocalSpill, EachScopeSpillsAndRestoresItsOwnLocals) {  // spec §3.
             "}\n");
 }
 
-TEST(Planner_LocalSpill, AGridInvariantIfIsDistributedOverTheCutWithItsBranchLocals) {  // spec §10 G5
+TEST(Planner_LocalSpill, AGridInvariantIfIsDistributedOverTheCutWithItsBranchLocals) {  // docs/vyre-0.7.2.md#g5
   EXPECT_EQ(cut_text(std::string(kHeader) +
                      "kernel {\n"
                      "  if num_wg.x > 1 {\n"

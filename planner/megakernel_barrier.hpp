@@ -1,6 +1,6 @@
 #pragma once
 // The megakernel barrier planner of vyre-driver 0.7.2 (`megakernel_barrier.rs`, seed 004; spec
-// §7.1): turns a wave dependency DAG into Kahn layers, the minimum number of barrier-free groups.
+// docs/vyre-0.7.2.md §7.1): turns a wave dependency DAG into Kahn layers, the minimum number of barrier-free groups.
 //
 // Exact output contract (ported line by line, including the parts a property test pins):
 //  - wave_count == 0: InvalidWave for deps[0] if there are dependencies, else no groups;

@@ -1,4 +1,4 @@
-// Property tests of the megakernel barrier planner against a brute-force oracle (DESIGN §6):
+// Property tests of the megakernel barrier planner against a brute-force oracle (docs/DESIGN.md §6):
 // random DAGs (layered and arbitrary), and graphs with cycles, self-edges and out-of-range
 // endpoints. The oracle shares no code or algorithm with the planner: it checks the error
 // precedence by a direct scan, finds unschedulable waves by transitive closure (a wave is

@@ -1,5 +1,5 @@
 // Seed 004 (`megakernel_barrier.rs`) tests, ported with the same assertions, plus the exact-output
-// details of spec §7.1 that the seed pins only implicitly.
+// details of docs/vyre-0.7.2.md §7.1 that the seed pins only implicitly.
 #include "planner/megakernel_barrier.hpp"
 
 #include <gtest/gtest.h>
@@ -133,7 +133,7 @@ TEST(MegakernelBarrier, GeneratedLayeredDagsPreserveExactBarrierDepthFor2048Shap
   }
 }
 
-// ------------------------------------------------------------------ spec §7.1 exact output
+// ------------------------------------------------------------------ docs/vyre-0.7.2.md §7.1 exact output
 
 TEST(MegakernelBarrier, ZeroWavesWithoutDependenciesIsAnEmptyPlan) {
   auto plan = plan_megakernel_barriers(0, {});

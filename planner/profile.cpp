@@ -76,7 +76,7 @@ Profile make_vyre_0_7_2() {
   Profile p;
   p.name = "vyre-0.7.2";
   p.description =
-      "the production planner of vyre-driver 0.7.2, bugs included (spec §6-§7; divergences §10; F1-F4 present)";
+      "the production planner of vyre-driver 0.7.2, bugs included (docs/vyre-0.7.2.md §6-§7; divergences §10; F1-F4 present)";
 
   p.split.lower = vyre_lower;
   p.split.contains_fence = contains_grid_sync;

@@ -1,6 +1,6 @@
 #pragma once
 // A planner profile: the host split, the buffer-role table, the dispatch loop and the megakernel
-// planner as a composition of replaceable rules (DESIGN §4). Every member is a std::function that
+// planner as a composition of replaceable rules (docs/DESIGN.md §4). Every member is a std::function that
 // defaults to one named step of vyre-driver 0.7.2; a profile is a value, so another profile or a
 // mutant is "copy vyre_0_7_2(), replace one member, rename":
 //
@@ -35,28 +35,28 @@ struct LoweredSource {
   std::vector<ScratchBuffer> scratch;  ///< buffers of `program` beyond the source's, in order
 };
 
-/// Spec §6.2–§6.6: how a program becomes segment programs.
+/// Spec docs/vyre-0.7.2.md §6.2–§6.6: how a program becomes segment programs.
 struct SplitRules {
-  /// Before §6.3: the program to cut, or refusals (sound: SR codes). vyre 0.7.2: the source as is.
+  /// Before docs/vyre-0.7.2.md §6.3: the program to cut, or refusals (sound: SR codes). vyre 0.7.2: the source as is.
   std::function<ir::Result<LoweredSource>(const ir::Program& source)> lower;
-  /// §6.2 routing: does a dispatch go through the split at all (deep search in 0.7.2)?
+  /// docs/vyre-0.7.2.md §6.2 routing: does a dispatch go through the split at all (deep search in 0.7.2)?
   std::function<bool(const ir::Program&)> contains_fence;
-  /// §6.3
+  /// docs/vyre-0.7.2.md §6.3
   std::function<Peeled(const ir::Program&)> peel;
-  /// §6.4: may add nodes to `work`.
+  /// docs/vyre-0.7.2.md §6.4: may add nodes to `work`.
   std::function<std::vector<ir::StmtId>(ir::Program& work, std::span<const ir::StmtId>)> hoist;
-  /// §6.5 step 3
+  /// docs/vyre-0.7.2.md §6.5 step 3
   std::function<std::vector<SegmentNodes>(const ir::Program& work, std::span<const ir::StmtId> hoisted)> cut;
-  /// §6.6 (F4: the order free names are resolved in)
+  /// docs/vyre-0.7.2.md §6.6 (F4: the order free names are resolved in)
   NameOrder free_name_order;
   std::function<void(const ir::Program& work, std::span<const ir::StmtId> hoisted, std::vector<SegmentNodes>&,
                      const NameOrder&)>
       propagate_lets;
-  /// §6.5 step 5
+  /// docs/vyre-0.7.2.md §6.5 step 5
   std::function<ir::Program(const ir::Program& source, const HostSplit&, const SegmentNodes&)> rewrap;
 };
 
-/// Spec §6.7: the per-segment buffer table.
+/// Spec docs/vyre-0.7.2.md §6.7: the per-segment buffer table.
 struct TableRules {
   std::function<BufferAccessSet(const ir::Program& segment)> scan;
   std::function<FirstWriterMap(std::span<const BufferAccessSet>)> first_writer;
@@ -70,7 +70,7 @@ struct TableRules {
   std::function<ir::Diagnostics(const ir::Program& source, const SplitPlan&)> check;
 };
 
-/// Spec §6.8: the dispatch loop over an Executor.
+/// Spec docs/vyre-0.7.2.md §6.8: the dispatch loop over an Executor.
 struct DispatchRules {
   /// Step 5: seeds segment inputs that have no bytes yet (zeros for backend-allocated buffers).
   std::function<std::optional<ir::Diagnostic>(const ir::Program& source, const SplitPlan&, LiveMap&)> seed_inputs;
@@ -88,7 +88,7 @@ struct DispatchRules {
   std::function<std::unique_ptr<Convergence>()> convergence;
   /// Between steps 4 and 5 (not in vyre 0.7.2): fixes the config every launch of this run uses and
   /// adds live entries the split itself needs (the sound profile: the whole program's grid, spec
-  /// §10 G1, and zeroed SplitPlan::scratch buffers sized for it). `live` holds the caller's inputs.
+  /// docs/vyre-0.7.2.md#g1, and zeroed SplitPlan::scratch buffers sized for it). `live` holds the caller's inputs.
   /// vyre 0.7.2: nothing.
   std::function<std::optional<ir::Diagnostic>(const ir::Program& source, const SplitPlan&, RunConfig& config,
                                               LiveMap& live)>
@@ -98,7 +98,7 @@ struct DispatchRules {
                              std::uint32_t segment_fixpoint)>
       segment_launch;
   /// Before launching segment k: an error stops the run (vyre 0.7.2: S012 when the segment still
-  /// contains a fence, which its backend would route to the split again, spec §10 G5).
+  /// contains a fence, which its backend would route to the split again, docs/vyre-0.7.2.md#g5).
   std::function<std::optional<ir::Diagnostic>(const SplitPlan&, std::size_t segment)> launch_guard;
   /// Step 1: the launch config of a fence-free program dispatched unsplit.
   std::function<LaunchConfig(const RunConfig&, const ir::Program& source, std::uint32_t iterations)> unsplit_launch;
@@ -108,7 +108,7 @@ struct DispatchRules {
       collect_final;
 };
 
-/// Spec §7.1.
+/// Spec docs/vyre-0.7.2.md §7.1.
 using MegakernelPlanner = std::function<Expected<BarrierPlan, MegakernelError>(
     std::size_t wave_count, std::span<const WaveDependency>, BarrierScratch&)>;
 
@@ -121,9 +121,9 @@ struct Profile {
   MegakernelPlanner megakernel;
 };
 
-/// The production planner of vyre-driver 0.7.2, bugs included (spec §6–§7, §10).
+/// The production planner of vyre-driver 0.7.2, bugs included (docs/vyre-0.7.2.md §6–§7, §10).
 const Profile& vyre_0_7_2();
-/// Our planner (DESIGN §4, planner/sound_profile.hpp): byte-identical to true grid sync on valid
+/// Our planner (docs/DESIGN.md §4, planner/sound_profile.hpp): byte-identical to true grid sync on valid
 /// race-free programs, or a refusal (SR codes) before anything runs. The default profile.
 const Profile& sound();
 /// The profile used when a caller names none: sound.

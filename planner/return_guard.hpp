@@ -1,5 +1,5 @@
 #pragma once
-// Invocations that returned before a fence stay returned (spec §10 G2). Under true grid sync a
+// Invocations that returned before a fence stay returned (docs/vyre-0.7.2.md#g2). Under true grid sync a
 // `return` ends the invocation for the rest of the launch; a split segment is a new launch, so the
 // sound split keeps a per-invocation flag instead of returning:
 //

@@ -1,4 +1,4 @@
-// Returned invocations stay returned (spec §10 G2): `return` becomes a flag, later statements are
+// Returned invocations stay returned (docs/vyre-0.7.2.md#g2): `return` becomes a flag, later statements are
 // guarded, barriers stay in uniform control flow. Text in, text out.
 #include "planner/return_guard.hpp"
 
@@ -40,7 +40,7 @@ constexpr std::string_view kHeader =
     "buffer out: u32[4] read_write binding 2 output live_out\n"
     "buffer sh: u32[4] workgroup\n";
 
-TEST(Planner_ReturnGuard, AReturnBecomesTheFlagAndTheRestIsGuarded) {  // spec §10 G2
+TEST(Planner_ReturnGuard, AReturnBecomesTheFlagAndTheRestIsGuarded) {  // docs/vyre-0.7.2.md#g2
   EXPECT_EQ(guarded(std::string(kHeader) +
                         "kernel {\n"
                         "  if flag[0] == 1 {\n"

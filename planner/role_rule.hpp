@@ -1,5 +1,5 @@
 #pragma once
-// The per-segment buffer-role decision (spec §6.7, seed 000 `rewrite_segment_buffers_for_host_split`)
+// The per-segment buffer-role decision (docs/vyre-0.7.2.md §6.7, seed 000 `rewrite_segment_buffers_for_host_split`)
 // as a pure function of a finite set of per-buffer facts. `for_each_role_facts` enumerates the
 // whole (consistent) domain, so a solver can tabulate a rule straight from this code — there is no
 // second, hand-written copy of the table.
@@ -13,7 +13,7 @@
 // then kind re-derived from the new access (read -> readonly, read_write/write_only -> global) and
 // is_output = pipeline_live_out = false. Two 0.7.2 bugs live here: F1 (the accumulator keys on
 // is_output/live_out, not on backend allocation: a plain write_only buffer written in two segments
-// is zeroed again) and §10(a) (a read_write buffer written but not read becomes write_only).
+// is zeroed again) and docs/vyre-0.7.2.md#s10-a (a read_write buffer written but not read becomes write_only).
 
 #include <cstdint>
 #include <functional>

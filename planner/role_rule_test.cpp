@@ -1,4 +1,4 @@
-// The role rule as a pure function over an enumerable domain (spec §6.7).
+// The role rule as a pure function over an enumerable domain (docs/vyre-0.7.2.md §6.7).
 #include "planner/role_rule.hpp"
 
 #include <gtest/gtest.h>
@@ -43,7 +43,7 @@ TEST(Planner_RoleRule, InconsistentFactsAreRejected) {
   EXPECT_FALSE(is_consistent(f));
 }
 
-// Spec §6.7's table, transcribed from the spec text (not from the seed), first match wins.
+// Spec docs/vyre-0.7.2.md §6.7's table, transcribed from the spec text (not from the seed), first match wins.
 RoleDecision spec_table(const RoleFacts& f) {
   const bool r = f.reads;
   const bool w = f.writes;

@@ -1,5 +1,5 @@
 #pragma once
-// Planning a host split under a profile (spec §6.5 + §6.7, seed 000 `plan_host_grid_sync_segments`).
+// Planning a host split under a profile (docs/vyre-0.7.2.md §6.5 + §6.7, seed 000 `plan_host_grid_sync_segments`).
 
 #include <vector>
 
@@ -9,7 +9,7 @@
 
 namespace gridcheck::planner {
 
-/// The raw segments of `try_split_on_grid_sync` (spec §6.5): without a top-level fence after
+/// The raw segments of `try_split_on_grid_sync` (docs/vyre-0.7.2.md §6.5): without a top-level fence after
 /// hoisting, the source program itself (unhoisted, no let propagation); otherwise one program per
 /// segment with the full source buffer table and workgroup size. `let_prefixes` (optional) gets the
 /// propagated Let names of each segment.

@@ -1,6 +1,6 @@
-// Per-segment buffer tables (spec §6.7, seed 000): the seed's accumulator test, the "seed
+// Per-segment buffer tables (docs/vyre-0.7.2.md §6.7, seed 000): the seed's accumulator test, the "seed
 // accumulator case", each row of the role table on a concrete program, the 0.7.2 bugs that live in
-// the table (§10(a), F1, F2), and the input/output names.
+// the table (docs/vyre-0.7.2.md#s10-a, F1, F2), and the input/output names.
 #include "planner/segment_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -207,7 +207,7 @@ TEST(Planner_Table, AnAtomicCountsAsReadAndWrite) {
 // ------------------------------------------------------------------ 0.7.2 bugs in the table
 
 TEST(Planner_Table, AReadWriteBufferWrittenButNotReadBecomesWriteOnly) {
-  // §10(a) A1: the caller's bytes are dropped (the executor zero-fills write_only buffers).
+  // docs/vyre-0.7.2.md#a1: the caller's bytes are dropped (the executor zero-fills write_only buffers).
   Builder b;
   Buf buf = b.read_write("buf", 0, ScalarType::U32, 4);
   SplitPlan p = plan(b.wrapped({b.store(buf, b.u32(0), b.u32(9)), b.grid_sync()}));
@@ -280,7 +280,7 @@ TEST(Planner_Table, CollectivesReadAndWriteTheirBuffers) {
 }
 
 TEST(Planner_Table, AReadOnlyLiveOutBufferIsNeitherACallerInputNorSeeded) {
-  // §10(b) edge: RO + live_out is a split output but not an input.
+  // docs/vyre-0.7.2.md#s10-b edge: RO + live_out is a split output but not an input.
   Builder b;
   Buf ro = b.read("ro", 0, ScalarType::U32, 4);
   b.decl(ro).pipeline_live_out = true;

@@ -53,7 +53,7 @@ std::optional<ir::Diagnostic> sound_prepare_launches(const ir::Program& source, 
 
 std::optional<ir::Diagnostic> collect_final_sliced(const ir::Program& source, const SplitPlan& plan, LiveMap& live,
                                                    std::vector<Bytes>& outputs) {
-  // vyre's reassembly copies into the caller's output slots (spec §6.8 step 9); ours hands the live
+  // vyre's reassembly copies into the caller's output slots (docs/vyre-0.7.2.md §6.8 step 9); ours hands the live
   // bytes over (a 16 MiB output is then never copied on the host after its read-back).
   std::vector<Bytes> collected;
   collected.reserve(plan.final_outputs.size());

@@ -1,6 +1,6 @@
 #pragma once
-// The `sound` profile (DESIGN §4): our planner, registered in profile.cpp and the default. On every
-// valid, race-free program it returns what one launch with true grid sync returns (DESIGN §3), byte
+// The `sound` profile (docs/DESIGN.md §4): our planner, registered in profile.cpp and the default. On every
+// valid, race-free program it returns what one launch with true grid sync returns (docs/DESIGN.md §3), byte
 // for byte, or it refuses the program before running anything (sound_refusals.hpp, codes SR###).
 //
 // Members replaced in the vyre-0.7.2 profile (everything else is vyre's):
@@ -8,12 +8,12 @@
 //                           memory spilled across fences, returned flags (sound_lowering.hpp)
 //   split.contains_fence    always_split: every dispatch goes through the plan, so fence-free
 //                           programs get the same grid and output-range rules
-//   split.propagate_lets    none: values cross fences through the spill buffers (spec §10 (d))
-//   table.scan              scan_segment_accesses_complete (spec §9 F2 fixed)
-//   table.role              sound_role (planner/sound_role_rule.hpp: spec §10 (a) A1-A5, B1, F1)
+//   split.propagate_lets    none: values cross fences through the spill buffers (docs/vyre-0.7.2.md#s10-d)
+//   table.scan              scan_segment_accesses_complete (docs/vyre-0.7.2.md#f2 fixed)
+//   table.role              sound_role (planner/sound_role_rule.hpp: docs/vyre-0.7.2.md §10 A1-A5, B1, F1)
 //   table.check             every segment program validates (else SR900)
 //   dispatch.prepare_launches  the whole program's grid for every launch — the caller's, or the
-//                           reference grid (spec §3.1) from the caller's buffers (fixes G1) — and
+//                           reference grid (docs/semantics.md §3.1) from the caller's buffers (fixes G1) — and
 //                           the zeroed scratch buffers sized for it
 //   dispatch.convergence    ExactConvergence (F3 fixed)
 //   dispatch.collect_final  the final outputs sliced to their source output_byte_range (G3:
@@ -42,7 +42,7 @@ std::optional<ir::Diagnostic> sound_prepare_launches(const ir::Program& source, 
                                                      LiveMap& live);
 
 /// dispatch.collect_final of the sound profile: the final outputs in plan order, each cut to its
-/// source declaration's output_byte_range (as a native readback does, spec §5.4), moved out of
+/// source declaration's output_byte_range (as a native readback does, docs/semantics.md §5.4), moved out of
 /// `live` rather than copied into `outputs`' old allocations. S009 when a final name is not live.
 std::optional<ir::Diagnostic> collect_final_sliced(const ir::Program& source, const SplitPlan& plan, LiveMap& live,
                                                    std::vector<Bytes>& outputs);

@@ -1,4 +1,4 @@
-// The sound profile as a whole (DESIGN §4): registered as the default, its plan (golden text with the
+// The sound profile as a whole (docs/DESIGN.md §4): registered as the default, its plan (golden text with the
 // spill buffers and the IR of each segment), whole buffers between segments, the launch grid and the
 // scratch sizes, exact convergence, refusals. End-to-end equality with R lives in props/ (it needs the
 // interpreter); here the planner's MiniExecutor runs a u32 case.
@@ -161,7 +161,7 @@ TEST(Planner_Sound, AFenceFreeProgramIsOneSegmentThatPassesWholeBuffers) {
   EXPECT_FALSE(plan->segments[0].program.buffers()[0].output_byte_range.has_value());
 }
 
-TEST(Planner_Sound, ALocalAccumulatedBeforeAFenceSurvivesItEndToEnd) {  // spec §10 D1
+TEST(Planner_Sound, ALocalAccumulatedBeforeAFenceSurvivesItEndToEnd) {  // docs/vyre-0.7.2.md#d1
   const ir::Program p = parse("workgroup_size 4 1 1\n"
                               "buffer a: u32[4] read binding 0\n"
                               "buffer out: u32[4] read_write binding 1 output live_out\n"
@@ -183,7 +183,7 @@ TEST(Planner_Sound, ALocalAccumulatedBeforeAFenceSurvivesItEndToEnd) {  // spec 
   }
 }
 
-TEST(Planner_Sound, EveryLaunchUsesTheWholeProgramsGridAndScratchSizedForIt) {  // spec §10 G1
+TEST(Planner_Sound, EveryLaunchUsesTheWholeProgramsGridAndScratchSizedForIt) {  // docs/vyre-0.7.2.md#g1
   const ir::Program p = parse(kReturnsAndSharedMemory);
   auto run_with = [&](std::optional<ir::Grid> grid) {
     std::vector<std::pair<LaunchConfig, std::vector<std::size_t>>> launches;
@@ -211,7 +211,7 @@ TEST(Planner_Sound, EveryLaunchUsesTheWholeProgramsGridAndScratchSizedForIt) {  
   ASSERT_EQ(explicit_grid.size(), 2u);
   for (const auto& [config, sizes] : explicit_grid) EXPECT_EQ(config.grid_override, (ir::Grid{3, 1, 1}));
   EXPECT_EQ(explicit_grid[0].second, (std::vector<std::size_t>{16, 6 * 4, 6 * 4, 3 * 2 * 4}));
-  // `grid auto`: the reference grid of the whole program (spec §3.1): max count 4, workgroup
+  // `grid auto`: the reference grid of the whole program (docs/semantics.md §3.1): max count 4, workgroup
   // memory forces the full span, 4 / 2 = 2 workgroups — for both segments, whatever each declares.
   const auto auto_grid = run_with(std::nullopt);
   ASSERT_EQ(auto_grid.size(), 2u);
@@ -219,7 +219,7 @@ TEST(Planner_Sound, EveryLaunchUsesTheWholeProgramsGridAndScratchSizedForIt) {  
   EXPECT_EQ(auto_grid[0].second, (std::vector<std::size_t>{16, 4 * 4, 4 * 4, 2 * 2 * 4}));
 }
 
-TEST(Planner_Sound, FinalOutputsAreSlicedOnlyAtTheEnd) {  // spec §10 G3
+TEST(Planner_Sound, FinalOutputsAreSlicedOnlyAtTheEnd) {  // docs/vyre-0.7.2.md#g3
   const ir::Program p = parse(kReturnsAndSharedMemory);
   const SplitPlan plan = plan_split(sound(), p).value();
   LiveMap live;
@@ -260,7 +260,7 @@ TEST(Planner_Sound, AFinalOutputThatIsNotLiveIsS009) {
   EXPECT_EQ(error->code, "S009");
 }
 
-TEST(Planner_Sound, ExactConvergenceStopsOnlyOnAByteEqualPass) {  // spec §9 F3
+TEST(Planner_Sound, ExactConvergenceStopsOnlyOnAByteEqualPass) {  // docs/vyre-0.7.2.md#f3
   const Bytes caller = words({1});
   LiveMap live;
   live.emplace("in", LiveBuffer::borrowed(caller));

@@ -1,5 +1,5 @@
 #pragma once
-// The sound profile's refusals (DESIGN §4): a program the sound split cannot prove equal to true grid
+// The sound profile's refusals (docs/DESIGN.md §4): a program the sound split cannot prove equal to true grid
 // sync is refused before anything runs, with a diagnostic naming the construct and its location
 // (the statement's line:col when the IR came from text). The oracle reports a split failure whose
 // code starts with "SR" as `refused` (props/oracle.cpp). Codes are stable:

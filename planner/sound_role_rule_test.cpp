@@ -67,14 +67,14 @@ std::vector<std::uint32_t> run_words(const Profile& profile, const ir::Program& 
 }
 
 TEST(SoundRoleRule, F1A1AndB1ProgramsKeepEverySlot) {
-  {  // F1 (spec §10 G10): out = storage(write_only, 4); [out[0] = 0xAA, GS, out[2] = 0xBB].
+  {  // F1 (docs/vyre-0.7.2.md#g10): out = storage(write_only, 4); [out[0] = 0xAA, GS, out[2] = 0xBB].
     ir::Builder b;
     const ir::Buf out = b.write_only("out", 0, ScalarType::U32, 4);
     const ir::Program p = b.wrapped({b.store(out, b.u32(0), b.u32(0xAA)), b.grid_sync(), b.store(out, b.u32(2), b.u32(0xBB))});
     EXPECT_EQ(run_words(vyre_0_7_2(), p, {}, "out"), (std::vector<std::uint32_t>{0, 0, 0xBB, 0}));
     EXPECT_EQ(run_words(sound_roles_profile(), p, {}, "out"), (std::vector<std::uint32_t>{0xAA, 0, 0xBB, 0}));
   }
-  {  // A1 (spec §10(a)): buf = read_write(4) = [1,2,3,4]; [buf[0] = 9, GS].
+  {  // A1 (docs/vyre-0.7.2.md#s10-a): buf = read_write(4) = [1,2,3,4]; [buf[0] = 9, GS].
     ir::Builder b;
     const ir::Buf buf = b.read_write("buf", 0, ScalarType::U32, 4);
     const ir::Program p = b.wrapped({b.store(buf, b.u32(0), b.u32(9)), b.grid_sync()});
@@ -82,7 +82,7 @@ TEST(SoundRoleRule, F1A1AndB1ProgramsKeepEverySlot) {
     EXPECT_EQ(run_words(sound_roles_profile(), p, {testing::words({1, 2, 3, 4})}, "buf"),
               (std::vector<std::uint32_t>{9, 2, 3, 4}));
   }
-  {  // B1 (spec §10(b)): out = output(4), never referenced.
+  {  // B1 (docs/vyre-0.7.2.md#s10-b): out = output(4), never referenced.
     ir::Builder b;
     const ir::Buf out = b.output("out", 0, ScalarType::U32, 4);
     const ir::Buf x = b.read_write("x", 1, ScalarType::U32, 1);

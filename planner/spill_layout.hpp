@@ -1,11 +1,11 @@
 #pragma once
-// Where the sound split keeps what must survive a fence (DESIGN §3 "true grid sync"): the scratch
+// Where the sound split keeps what must survive a fence (docs/DESIGN.md §3 "true grid sync"): the scratch
 // buffers it adds to the segments, and the index of every value in them.
 //
 //   __gc_spill_<type>   one per scalar type; local `v` of that type has slot s:
 //                       element s·N + inv  (N invocations, inv = linear global invocation index).
 //                       Slots are per name and type: two locals of one name are never in scope
-//                       together (no shadowing, spec §3.2), so they share a slot (an unrolled
+//                       together (no shadowing, docs/semantics.md §3.2), so they share a slot (an unrolled
 //                       loop's copies of a local use one slot)
 //   __gc_returned       per invocation: 1 when it executed `return` in an earlier segment
 //   __gc_wg_<name>      per workgroup: a copy of workgroup buffer `name` (count C):

@@ -1,5 +1,5 @@
 #pragma once
-// The host-split dispatch loop (spec §6.8, vyre-driver 0.7.2 `dispatch_grid_sync_split_generic`)
+// The host-split dispatch loop (docs/vyre-0.7.2.md §6.8, vyre-driver 0.7.2 `dispatch_grid_sync_split_generic`)
 // over an Executor, under a profile. Running H-cpu or H-gpu is
 //
 //   planner::RunConfig config{c.grid, std::nullopt, c.fixpoint};

@@ -1,5 +1,5 @@
-// The dispatch loop (spec §6.8): the upstream dispatch tests of spec §8 on fake executors, the
-// error catalogue (§6.13), the §10 divergences that the vyre-0.7.2 profile must reproduce, and the
+// The dispatch loop (docs/vyre-0.7.2.md §6.8): the upstream dispatch tests of §8 on fake executors, the
+// error catalogue (docs/vyre-0.7.2.md §6.13), the §10 divergences that the vyre-0.7.2 profile must reproduce, and the
 // replaceable rules a mutant uses.
 #include "planner/split_dispatch.hpp"
 
@@ -48,7 +48,7 @@ LambdaExecutor word_step_executor(std::function<std::uint32_t(std::uint32_t)> st
   });
 }
 
-// ------------------------------------------------------------------ upstream tests (spec §8)
+// ------------------------------------------------------------------ upstream tests (docs/vyre-0.7.2.md §8)
 
 TEST(Planner_Dispatch, SplitLoopsTheWholeSequenceFixpointIterationsTimes) {
   const Program program = two_return_segments();
@@ -237,7 +237,7 @@ TEST(Planner_Dispatch, TheObserverSeesTheLiveMapAfterEachSegment) {
   EXPECT_EQ(seen[1], (std::pair<std::size_t, Words>{1, {1, 2}}));
 }
 
-// -------------------------------------------------------------- error catalogue (spec §6.13)
+// -------------------------------------------------------------- error catalogue (docs/vyre-0.7.2.md §6.13)
 
 TEST(Planner_Dispatch, ACallerInputCountMismatchIsS004) {
   const Program program = two_return_segments();
@@ -294,7 +294,7 @@ TEST(Planner_Dispatch, ASeedUsesTheRangeEndWithoutAStaticCount) {
 }
 
 TEST(Planner_Dispatch, ASegmentInputWithoutBytesIsS007) {
-  // §10(b): a read-only live_out buffer is neither a caller input nor seeded.
+  // docs/vyre-0.7.2.md#s10-b: a read-only live_out buffer is neither a caller input nor seeded.
   Builder b;
   Buf ro = b.read("ro", 0, ScalarType::U32, 1);
   b.decl(ro).pipeline_live_out = true;
@@ -325,7 +325,7 @@ TEST(Planner_Dispatch, AnExecutorReturningTheWrongOutputCountIsS008) {
 }
 
 TEST(Planner_Dispatch, AnOutputNoSegmentTouchesIsS009) {
-  // §10(b) B1: natively the output would read back as zeros.
+  // docs/vyre-0.7.2.md#b1: natively the output would read back as zeros.
   Builder b;
   b.output("never", 0, ScalarType::U32, 4);
   Buf out = b.output("out", 1, ScalarType::U32, 4);
@@ -390,7 +390,7 @@ TEST(Planner_Dispatch, AnEmptySegmentListIsS003) {
   EXPECT_EQ(run.failure->diagnostic.code, "S003");
 }
 
-// ------------------------------------------------- spec §10 divergences, reproduced on purpose
+// ------------------------------------------------- docs/vyre-0.7.2.md §10 divergences, reproduced on purpose
 
 TEST(Planner_Dispatch, A1CallerBytesOfAWrittenButUnreadReadWriteBufferAreLost) {
   Builder b;

@@ -1,5 +1,5 @@
 #pragma once
-// The host split's error catalogue (spec §6.13) as user diagnostics. Codes are stable:
+// The host split's error catalogue (docs/vyre-0.7.2.md §6.13) as user diagnostics. Codes are stable:
 //
 //   S001  a reservation (allocation) failed              S007  a segment input has no bytes
 //   S002  split accounting overflowed (unreachable)      S008  the executor returned the wrong output count
@@ -33,13 +33,13 @@ ir::Diagnostic output_count(std::size_t segment, std::size_t segment_count, std:
 ir::Diagnostic final_output_missing(std::string_view name);
 ir::Diagnostic zero_fixpoint();
 /// S011. An InvalidProgram error gets the prefix "grid-sync split segment i of n dispatch failed: ";
-/// other errors pass their message through unchanged (spec §6.8 b). Segment indices are 0-based.
+/// other errors pass their message through unchanged (docs/vyre-0.7.2.md §6.8 b). Segment indices are 0-based.
 ir::Diagnostic launch_failed(std::size_t segment, std::size_t segment_count, const LaunchError& error);
 /// S012: a segment still contains a grid_sync (nested under if/loop, never hoisted). vyre 0.7.2's
-/// wgpu backend routes such a segment to the split again without bound (spec §6.2, §10 G5); we
+/// wgpu backend routes such a segment to the split again without bound (docs/vyre-0.7.2.md §6.2, docs/vyre-0.7.2.md#g5); we
 /// model that as this error instead of a stack overflow.
 ir::Diagnostic segment_still_has_fence(std::size_t segment, std::size_t segment_count);
-/// S013: the whole program's grid (spec §3.1 steps 4-6) could not be computed for the launches.
+/// S013: the whole program's grid (docs/semantics.md §3.1 steps 4-6) could not be computed for the launches.
 ir::Diagnostic grid_unresolved(const ir::Diagnostic& cause);
 /// S011 for the unsplit dispatch of a fence-free program (the error passes through unchanged).
 ir::Diagnostic unsplit_launch_failed(const LaunchError& error);

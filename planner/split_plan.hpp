@@ -1,5 +1,5 @@
 #pragma once
-// The result of planning a host split (spec §6.5–§6.7): the segment programs with their rewritten
+// The result of planning a host split (docs/vyre-0.7.2.md §6.5–§6.7): the segment programs with their rewritten
 // buffer tables, the input and output names that thread the live buffers between them, and for
 // every source buffer the facts and the role decision that produced its segment declaration.
 
@@ -44,7 +44,7 @@ struct ScratchBuffer {
 
 struct SplitPlan {
   std::string profile;
-  bool contains_fence = false;     ///< spec §6.2: whether a dispatch routes through the split at all
+  bool contains_fence = false;     ///< docs/vyre-0.7.2.md §6.2: whether a dispatch routes through the split at all
   std::size_t fence_count = 0;     ///< top-level fences after hoisting (segments - 1, or 0)
   std::vector<PlannedSegment> segments;
   std::vector<std::string> caller_inputs;  ///< the caller's input buffers, in the order passed

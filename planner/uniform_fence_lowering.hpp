@@ -1,7 +1,7 @@
 #pragma once
 // The sound profile's first step: fences under control flow that is provably grid-uniform are
-// brought into a form the cut can split (spec §10 G5; vyre 0.7.2 hoists fences only out of Block and
-// Region, §6.4). Afterwards every grid_sync sits in a chain of Block, Region and If statements whose
+// brought into a form the cut can split (docs/vyre-0.7.2.md#g5; vyre 0.7.2 hoists fences only out of Block and
+// Region, docs/vyre-0.7.2.md §6.4). Afterwards every grid_sync sits in a chain of Block, Region and If statements whose
 // conditions are grid-invariant:
 //
 //   loop i in A..B { body }   with u32 literal bounds and a fence in `body`

@@ -1,4 +1,4 @@
-// Fences under grid-uniform control flow (spec §10 G5): counted loops unrolled, grid-invariant ifs
+// Fences under grid-uniform control flow (docs/vyre-0.7.2.md#g5): counted loops unrolled, grid-invariant ifs
 // kept for the cut, everything else refused with a located SR diagnostic. Text in, text out.
 #include "planner/uniform_fence_lowering.hpp"
 

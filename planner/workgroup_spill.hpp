@@ -1,5 +1,5 @@
 #pragma once
-// Workgroup memory live across a fence (spec §10 (c) C1). Under true grid sync a workgroup keeps its
+// Workgroup memory live across a fence (docs/vyre-0.7.2.md#c1). Under true grid sync a workgroup keeps its
 // shared memory across grid_sync; each split segment is a new launch whose workgroup memory starts
 // at zero. So every workgroup copies a buffer out at the end of a segment and back in at the start
 // of a later one, all its invocations sharing the elements (e = j·W + local index):

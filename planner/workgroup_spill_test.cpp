@@ -1,4 +1,4 @@
-// Workgroup memory live across a fence (spec §10 (c) C1): which segments copy a workgroup buffer out
+// Workgroup memory live across a fence (docs/vyre-0.7.2.md#c1): which segments copy a workgroup buffer out
 // and back, and the copy code. Text in, text out.
 #include "planner/workgroup_spill.hpp"
 

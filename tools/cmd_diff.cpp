@@ -1,5 +1,5 @@
-// `gridcheck diff FILE [--profile P]... [--json]`: runs one case through R, H-cpu (and H-gpu when
-// built with a device) and prints the comparison and the first divergence for a person
+// `gridcheck diff FILE [--profile P|all]... [--json]`: runs one case through R, H-cpu (and H-gpu when
+// asked) under the default profile (as `run --split` and `fuzz`), or the named ones, and prints the comparison and the first divergence for a person
 // (Amber style: `N values differed, first difference at byte i: a != b`).
 // Exit 0 when every split matches R (or refuses), 1 on a divergence, 2 on bad input or a case R
 // refuses (invalid), 3 on an internal error.
@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "planner/profile.hpp"
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
@@ -27,7 +28,7 @@ int run_diff(const DiffArgs& args) {
   if (!loaded) return kExitBadInput;
   props::OracleOptions options;
   std::string error;
-  if (!resolve_profiles(args.profiles.empty() ? std::vector<std::string>{"all"} : args.profiles, options.profiles, error)) {
+  if (!resolve_profiles(args.profiles, options.profiles, error)) {
     std::fprintf(stderr, "gridcheck diff: %s\n", error.c_str());
     return kExitBadInput;
   }
@@ -46,7 +47,9 @@ void register_diff(CLI::App& root, int& exit_code) {
       "divergence: segment, buffer, byte, element, both values and the invocation that last wrote it in R. Exit 0 "
       "when every split matches, 1 on a divergence, 2 on bad input.");
   cmd->add_option("file", args->file, "case file (.gc)")->required();
-  cmd->add_option("--profile", args->profiles, "planner profile(s) to compare (default: all registered)");
+  cmd->add_option("--profile", args->profiles,
+                  fmt::format("planner profile(s) to compare: a name, or `all` for every registered one (default: {})",
+                              planner::default_profile().name));
   cmd->add_flag("--json", args->json, "print one JSON object to stdout");
   add_backend_options(cmd, args->backend, /*allow_auto=*/false);
   cmd->callback([args, &exit_code] { exit_code = run_diff(*args); });

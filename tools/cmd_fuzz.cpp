@@ -93,7 +93,7 @@ int run_fuzz(const FuzzArgs& args) {
     std::fprintf(stderr, "gridcheck fuzz: %s\n", error.c_str());
     return kExitBadInput;
   }
-  // vyre-0.7.2 failures shrink faster with few §10 classes per case; the sound profile must survive
+  // vyre-0.7.2 failures shrink faster with few docs/vyre-0.7.2.md §10 classes per case; the sound profile must survive
   // every combination.
   const bool only_sound = std::all_of(options.oracle.profiles.begin(), options.oracle.profiles.end(),
                                       [](const planner::Profile* p) { return p == &planner::sound(); });
@@ -240,7 +240,7 @@ void register_fuzz(CLI::App& root, int& exit_code) {
   cmd->add_option("--out", args->out, "directory for failures (shrunk cases, unshrunk originals) and resume state");
   cmd->add_option("--max-cases", args->max_cases, "stop after this many cases (0 = no limit)");
   cmd->add_option("--max-divergence-features", args->max_divergence_features,
-                  "at most this many spec §10 divergence features per case, 0 = any combination (default: 0 when "
+                  "at most this many docs/vyre-0.7.2.md §10 divergence features per case, 0 = any combination (default: 0 when "
                   "only the sound profile is fuzzed, else 2)");
   cmd->add_flag("--no-shrink", args->no_shrink, "save failures as generated, without shrinking");
   cmd->add_flag("--json", args->json, "print one JSON summary to stdout instead of progress text");

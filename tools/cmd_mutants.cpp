@@ -346,7 +346,7 @@ void register_mutants(CLI::App& root, int& exit_code) {
   auto args = std::make_shared<MutantsArgs>();
   CLI::App* cmd = root.add_subcommand(
       "mutants",
-      "Mutation self-test: run every catalogue mutant of the planner (spec §9 M0-M10, F1-F4, and more) through the "
+      "Mutation self-test: run every catalogue mutant of the planner (docs/vyre-0.7.2.md §9: M0-M10, F1-F4, and more) through the "
       "oracles that can see it (z3 role proof, corpus replay against the base's expectations, fuzz campaign of "
       "programs or wave DAGs, megakernel contract) and print which kill it and how fast. Exit 0 when every mutant is killed, 1 when one survives, 2 on "
       "bad usage.");

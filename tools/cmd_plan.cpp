@@ -1,5 +1,5 @@
 // `gridcheck plan FILE [--profile P] [--json]`: the host-split plan of a case's program under a
-// planner profile (spec §6.5-§6.7): each segment's IR, its buffer table (access, kind, whether the
+// planner profile (docs/vyre-0.7.2.md §6.5-§6.7): each segment's IR, its buffer table (access, kind, whether the
 // buffer is consumed as an input and produced as an output, and the role rule that decided it), the
 // input and output names that thread the live buffers, and the propagated let prefix.
 // Exit 0 with a plan; 1 when the profile refuses the program; 2 for unreadable input, parse errors

@@ -296,7 +296,7 @@ void register_prove(CLI::App& root, int& exit_code) {
       "out, or the induction fails although no bounded counterexample exists).");
   cmd->add_option("--profile", args->profile, "planner profile whose table.role is proved (default vyre-0.7.2)");
   cmd->add_option("--rule", args->rule,
-                  "prove this rule instead of the profile's: vyre-0.7.2, 0.6.1 (spec §9 H1), sound "
+                  "prove this rule instead of the profile's: vyre-0.7.2, 0.6.1 (docs/vyre-0.7.2.md#h1), sound "
                   "(planner/sound_role_rule.hpp); the counterexample cases name the profile with the rule swapped in");
   cmd->add_option("--max-segments", args->max_segments, "bounded check for K = 1..K segments (default 8, at most 16)");
   cmd->add_option("--max-passes", args->max_passes, "and N = 1..N fixpoint passes (default 3, at most 4)");

@@ -112,7 +112,7 @@ void register_validate(CLI::App& root, int& exit_code) {
   auto args = std::make_shared<ValidateArgs>();
   CLI::App* cmd = root.add_subcommand(
       "validate",
-      "Parse case files and validate their programs (spec §4 rules and gridcheck's G-rules, docs/validation.md). "
+      "Parse case files and validate their programs (docs/semantics.md §4 rules and gridcheck's G-rules, docs/validation.md). "
       "Exit 0 when every file is valid (warnings allowed), 2 otherwise.");
   cmd->add_option("files", args->files, "case files (.gc)");
   cmd->add_flag("--json", args->json, "write one JSON report per file to stdout instead of rendered diagnostics");

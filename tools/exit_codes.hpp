@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes of every gridcheck subcommand (DESIGN §7).
+// Exit codes of every gridcheck subcommand (docs/DESIGN.md §7).
 
 namespace gridcheck::tools {
 

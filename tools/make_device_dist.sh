@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds a Release tree and assembles dist/ for running gridcheck on a foreign GPU host that has a
-# Vulkan driver but none of the build dependencies (docs/toolchain notes §8): stripped binaries in
+# Vulkan driver but none of the build dependencies (docs/building.md §8): stripped binaries in
 # dist/bin, the shared libraries they need beyond glibc/libstdc++ in dist/lib (libz3, libfmt,
 # libbenchmark), and dist/run.sh that sets LD_LIBRARY_PATH. Static glslang/SPIRV-Tools/gtest/
 # rapidcheck are linked in already. The Vulkan loader is the host's (or carried separately).

@@ -11,7 +11,7 @@ cmake --build --preset default
 build/tools/gridcheck replay -q corpus
 build/tools/gridcheck fuzz --seconds "${GRIDCHECK_FUZZ_SECONDS:-30}" --seed "${GRIDCHECK_FUZZ_SEED:-1}" \
   --profile sound --features all --backend both --out fuzz-out
-# vyre-0.7.2 is the system under test: its spec §10 divergences are expected findings, so this optional
+# vyre-0.7.2 is the system under test: its docs/vyre-0.7.2.md §10 divergences are expected findings, so this optional
 # campaign (GRIDCHECK_VYRE_SECONDS=60) reports them (exit 1 means "divergences found") without failing.
 if [ "${GRIDCHECK_VYRE_SECONDS:-0}" -gt 0 ]; then
   status=0

@@ -1,4 +1,4 @@
-// The anchors.md §P kernel: 8 LCG steps + 2 global loads + 1 store per work-item.
+// The bench/README.md kernel: 8 LCG steps + 2 global loads + 1 store per work-item.
 // bench/interp_kernels.hpp (lcg_program) is the same kernel in gridcheck IR.
 kernel void lcg(global const uint* a, global const uint* b, global uint* out) {
   uint i = get_global_id(0);

@@ -1,4 +1,4 @@
-// Local-memory tree reduction, work-group size 64, 7 barriers per work-group (anchors.md §P).
+// Local-memory tree reduction, work-group size 64, 7 barriers per work-group (bench/README.md).
 // bench/interp_kernels.hpp (reduce_program) is the same kernel in gridcheck IR.
 kernel void reduce(global const uint* in, global uint* out, local uint* sh) {
   uint l = get_local_id(0);

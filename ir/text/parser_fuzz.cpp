@@ -41,9 +41,9 @@ namespace {
 // -------------------------------------------------------------------------------- seed samples
 
 constexpr std::array<std::string_view, 6> kSamples = {
-    R"gc(# spec §10(a) A1: read_write buffer with caller bytes, written but not read by a segment
+    R"gc(# docs/vyre-0.7.2.md#a1: read_write buffer with caller bytes, written but not read by a segment
 case A1 "read_write buffer with caller bytes written but not read before a fence"
-meta origin "vyre-0.7.2 spec §10(a)"
+meta origin "vyre-0.7.2 docs/vyre-0.7.2.md#s10-a"
 
 workgroup_size 4 1 1
 grid 1 1 1

@@ -1,5 +1,5 @@
 // The statements the split's buffer scan understands but the reference interpreter refuses
-// (spec §2.4): collectives, async copies, indirect dispatch, trap, opaque.
+// (docs/semantics.md §2.4): collectives, async copies, indirect dispatch, trap, opaque.
 #include <fmt/format.h>
 
 #include "ir/text/parse_codes.hpp"

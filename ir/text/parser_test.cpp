@@ -41,12 +41,12 @@ const Expr& let_value(const Case& c, std::size_t index) {
 }
 
 TEST(IR_TextParser, TheBriefExampleCaseHasThisCanonicalForm) {
-  const std::string out = canonical(R"gc(# spec §10(a) A1: read_write buffer with caller bytes, written but not read by a segment
+  const std::string out = canonical(R"gc(# docs/vyre-0.7.2.md#a1: read_write buffer with caller bytes, written but not read by a segment
 case A1 "read_write buffer with caller bytes written but not read before a fence"
-meta origin "vyre-0.7.2 spec §10(a)"
+meta origin "vyre-0.7.2 docs/vyre-0.7.2.md#s10-a"
 
 workgroup_size 1 1 1
-grid 1 1 1            # workgroup counts; `grid auto` = inferred from the program (spec §3.1)
+grid 1 1 1            # workgroup counts; `grid auto` = inferred from the program (docs/semantics.md §3.1)
 fixpoint 1
 
 buffer buf: u32[4] read_write binding 0
@@ -79,9 +79,9 @@ expect H-cpu vyre-0.7.2: diverge planner
 expect H-cpu vyre-0.7.2 buf = [9, 0, 0, 0]
 expect H-gpu sound: match
 )gc");
-  EXPECT_EQ(out, R"gc(# spec §10(a) A1: read_write buffer with caller bytes, written but not read by a segment
+  EXPECT_EQ(out, R"gc(# docs/vyre-0.7.2.md#a1: read_write buffer with caller bytes, written but not read by a segment
 case A1 "read_write buffer with caller bytes written but not read before a fence"
-meta origin "vyre-0.7.2 spec §10(a)"
+meta origin "vyre-0.7.2 docs/vyre-0.7.2.md#s10-a"
 
 workgroup_size 1 1 1
 grid 1 1 1

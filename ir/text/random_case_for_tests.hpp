@@ -44,10 +44,10 @@ class RandomCaseGenerator {
   // ------------------------------------------------------------------------------- vocabulary
   static constexpr std::array<const char*, 8> kCaseNames = {"A1", "fuzz-1234", "corpus/split.case", "x", "weird name",
                                                              "", "tab\tname", "0.7.2"};
-  static constexpr std::array<const char*, 9> kStrings = {"", "plain", "spec §10(a)", "quote \" and \\ back",
+  static constexpr std::array<const char*, 9> kStrings = {"", "plain", "docs/vyre-0.7.2.md#s10-a", "quote \" and \\ back",
                                                           "ctrl \x01\x7f", "new\nline", "tick `", "#not a comment",
                                                           "vyre.program.root"};
-  static constexpr std::array<const char*, 5> kComments = {"spec §10(a) A1", "", " indented", "#double", "x = 1"};
+  static constexpr std::array<const char*, 5> kComments = {"docs/vyre-0.7.2.md#a1", "", " indented", "#double", "x = 1"};
   static constexpr std::array<const char*, 4> kMetaKeys = {"origin", "seed", "replay command", "k-1/2"};
   // Names that are plain, keywords used as names, or need `quoting`.
   static constexpr std::array<const char*, 24> kNames = {

@@ -1,4 +1,4 @@
-// validate_printed: builder-made IR validated against its printed text (style lesson 3).
+// validate_printed: builder-made IR validated against its printed text (docs/engineering.md#lesson-3).
 #include "ir/text/parser.hpp"
 #include "ir/text/printer.hpp"
 #include "ir/validate/internal.hpp"

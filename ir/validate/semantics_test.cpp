@@ -42,7 +42,7 @@ TEST(Validate_Scoping, DuplicateSiblingLetIsV032EvenWithShadowingAllowed) {
 }
 
 TEST(Validate_Scoping, RegionsScopeTheirLets) {
-  // Spec §3.2: `Region a[let x] ; Region b[use x]` is invalid.
+  // Spec docs/semantics.md §3.2: `Region a[let x] ; Region b[use x]` is invalid.
   Builder b;
   Buf out = b.read_write("out", 0, ScalarType::U32, 4);
   Program p = b.raw({b.region("a", {b.let("x", b.u32(1))}), b.region("b", {b.store(out, b.u32(0), b.var("x"))})});
@@ -108,7 +108,7 @@ TEST(Validate_Stores, LiteralStoreIndexOutOfBoundsIsV036) {
   Builder negative;
   Buf o2 = negative.read_write("out", 0, ScalarType::U32, 4);
   EXPECT_TRUE(reports(negative.wrapped({negative.store(o2, negative.i32(-1), negative.u32(1))}), {"V122", "V036"}));
-  Builder runtime_sized;  // count 0: any literal is fine (spec §4)
+  Builder runtime_sized;  // count 0: any literal is fine (docs/semantics.md §4)
   Buf o3 = runtime_sized.read_write("out", 0, ScalarType::U32);
   EXPECT_TRUE(silent(runtime_sized.wrapped({runtime_sized.store(o3, runtime_sized.u32(999), runtime_sized.u32(1))})));
 }
@@ -229,7 +229,7 @@ TEST(Validate_Warnings, I32DivisionByLiteralZeroIsG006) {
   Builder b;
   Program p = b.wrapped({b.let("x", b.i32(7) / b.i32(0)), b.let("y", b.i32(7) % b.i32(0))});
   EXPECT_TRUE(reports(p, {"G006", "G006"}));
-  Builder twin;  // u32 division by zero is defined (spec §3.5)
+  Builder twin;  // u32 division by zero is defined (docs/semantics.md §3.5)
   EXPECT_TRUE(silent(twin.wrapped({twin.let("x", twin.u32(7) / twin.u32(0)), twin.let("y", twin.i32(7) / twin.i32(2))})));
 }
 

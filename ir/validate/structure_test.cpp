@@ -84,7 +84,7 @@ TEST(Validate_Structure, MalformedOutputByteRangeIsG011) {
   backwards.decl(o2).output_byte_range = ByteRange{8, 4};
   EXPECT_TRUE(reports(backwards.wrapped({}), {"G011"}));
 
-  Builder twin;  // spec §10 G3's range
+  Builder twin;  // docs/vyre-0.7.2.md#g3's range
   Buf o3 = twin.output("out", 0, ScalarType::U32, 4);
   twin.decl(o3).output_byte_range = ByteRange{4, 12};
   EXPECT_TRUE(silent(twin.wrapped({})));

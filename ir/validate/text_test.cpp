@@ -1,5 +1,5 @@
 // Text in, diagnostics out: invalid programs written as `.gc` text, each asserting every diagnostic's
-// code AND line:col (style lesson 3). Complements the builder-made rule tests; the corpus cases under
+// code AND line:col (docs/engineering.md#lesson-3). Complements the builder-made rule tests; the corpus cases under
 // corpus/invalid/ are checked here too, against their `# validate:` annotations.
 #include <gtest/gtest.h>
 

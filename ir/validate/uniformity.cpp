@@ -9,7 +9,7 @@
 //  * ours, a three-level lattice (grid-uniform < varies per workgroup < varies per invocation) that is
 //    sound where vyre's is not: an assignment under divergent control flow makes the local divergent,
 //    and loop-carried assignments are iterated to a fixpoint. It gives G003 (a barrier that V010
-//    misses), G002 (a grid_sync whose control depends on the workgroup id, spec §10 G6) and G001 (a
+//    misses), G002 (a grid_sync whose control depends on the workgroup id, docs/vyre-0.7.2.md#g6) and G001 (a
 //    grid_sync nested under grid-uniform control flow, valid but not hoisted by the split, G5).
 //    By construction it is never less strict than vyre's, so V010 always wins when both fire.
 
@@ -437,7 +437,7 @@ class UniformityChecker {
                "segment still contains the fence");
   }
 
-  // V055: spec §4, vyre barrier.rs check_loop_back_edge.
+  // V055: docs/semantics.md §4, vyre barrier.rs check_loop_back_edge.
   void splice(StmtList list, std::vector<StmtId>& out) const {
     for (StmtId id : p_.list(list)) {
       const Stmt& s = p_.stmt(id);

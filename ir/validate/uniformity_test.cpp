@@ -106,7 +106,7 @@ TEST(Validate_GridSync, TopLevelFencesAreSilent) {
 }
 
 TEST(Validate_GridSync, FenceUnderGridUniformControlIsOnlyG001) {
-  // Spec §10 G5: valid in vyre 0.7.2.
+  // Spec docs/vyre-0.7.2.md#g5: valid in vyre 0.7.2.
   Builder b({4, 1, 1});
   Buf a = b.read("a", 0, ScalarType::U32, 4);
   Program p = b.wrapped({b.loop("i", b.u32(0), b.u32(2), {b.grid_sync()}),
@@ -116,7 +116,7 @@ TEST(Validate_GridSync, FenceUnderGridUniformControlIsOnlyG001) {
 }
 
 TEST(Validate_GridSync, FenceUnderWorkgroupIdControlIsG002) {
-  // Spec §10 G6: vyre's V010 accepts it, the grid diverges.
+  // Spec docs/vyre-0.7.2.md#g6: vyre's V010 accepts it, the grid diverges.
   Builder b({4, 1, 1});
   EXPECT_TRUE(reports(b.wrapped({b.if_(b.wgid() == b.u32(0), {b.grid_sync()})}), {"G002"}));
   EXPECT_TRUE(reports(b.wrapped({b.let("w", b.wgid() + b.u32(1)), b.loop("i", b.u32(0), b.var("w"), {b.grid_sync()})}),

@@ -1,7 +1,7 @@
 #pragma once
-// The program validator (spec §4 plus gridcheck's own checks; rule table in docs/validation.md).
+// The program validator (docs/semantics.md §4 plus gridcheck's own checks; rule table in docs/validation.md).
 //
-// Two phases, as Tint's validator (style lesson 3):
+// Two phases, as Tint's validator (docs/engineering.md#lesson-3):
 //   1. structure: the arena is well formed (ids in range, operand counts, enum values, no cycles),
 //      every buffer reference resolves, and the program-level rules hold (V105-V109, V126/V127, V130 ...);
 //   2. semantics, only when phase 1 found no error: scoping, types, buffer access, atomics, barrier
@@ -26,7 +26,7 @@ struct ValidateOptions {
   /// the name of an enclosing binding. Duplicate sibling lets (V032) stay errors.
   bool allow_shadowing = false;
   /// vyre's default validation rejects every collective node (V046: no backend collective support).
-  /// Set this to validate programs meant only for the planner's buffer scan (spec §6.7).
+  /// Set this to validate programs meant only for the planner's buffer scan (docs/vyre-0.7.2.md §6.7).
   bool allow_collectives = false;
 };
 
@@ -37,7 +37,7 @@ Diagnostics validate(const Program& p, std::string_view file = {}, const Validat
 /// True when `validate` reports no error (warnings allowed).
 bool is_valid(const Program& p, const ValidateOptions& options = {});
 
-/// Validates IR built in C++ against its printed form (style lesson 3): prints `p` with
+/// Validates IR built in C++ against its printed form (docs/engineering.md#lesson-3): prints `p` with
 /// `print_with_locations`, gives every node and buffer the line:col it has in that text, and validates.
 /// `render(result.diagnostics, result.text)` then shows carets. A program too malformed to print (G007,
 /// G008) gets its phase-1 diagnostics, located by statement path, and an empty `text`.
@@ -53,7 +53,7 @@ struct ValidationRule {
   std::string_view code;
   Severity severity;
   int phase;                 ///< 1 = structure, 2 = semantics
-  std::string_view origin;   ///< "vyre" (spec §4 / vyre 0.7.2 numbering) or "gridcheck"
+  std::string_view origin;   ///< "vyre" (docs/semantics.md §4 / vyre 0.7.2 numbering) or "gridcheck"
   std::string_view summary;  ///< one line
 };
 

@@ -1,4 +1,4 @@
-// The sound profile on generated cases (DESIGN §4): a fuzz campaign with every generator feature, in
+// The sound profile on generated cases (docs/DESIGN.md §4): a fuzz campaign with every generator feature, in
 // any combination, finds no divergence; generated programs are almost never refused; and the same
 // campaign kills deliberate faults in the sound split (a harness that kills no mutant proves
 // nothing). GRIDCHECK_PROPERTY_CASES raises the budgets for deep local runs.
@@ -183,7 +183,7 @@ std::vector<SoundMutant> sound_mutants() {
        }},
       {"one-pass-fixpoint",
        [] {
-         planner::Profile m = mutant("one-pass-fixpoint");  // spec §9 M7
+         planner::Profile m = mutant("one-pass-fixpoint");  // docs/vyre-0.7.2.md#m7
          m.dispatch.schedule = [](std::uint32_t) { return planner::PassSchedule{1, 1}; };
          return m;
        }},

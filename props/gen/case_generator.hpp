@@ -1,5 +1,5 @@
 #pragma once
-// Random test cases that are valid and race-free by construction (DESIGN §6).
+// Random test cases that are valid and race-free by construction (docs/DESIGN.md §6).
 //
 // Every decision is drawn from a ChoiceSource, and *any* sequence of choices decodes to a valid,
 // race-free case, so shrinking the recorded choices keeps cases valid. The construction rules:
@@ -12,8 +12,15 @@
 //   pair of workgroup barriers in workgroup-uniform control flow.
 // - Barriers appear only in workgroup-uniform control flow; fences only at the top level, or under
 //   grid-uniform control flow with FenceUnderControlFlow.
-// - With only benign features, no construct of spec §10 is generated (see features.hpp), so the
+// - With only benign features, no construct of docs/vyre-0.7.2.md §10 is generated (see features.hpp), so the
 //   vyre-0.7.2 split must equal the reference on these cases.
+//
+// Each rule is enforced, and spelled out in detail, in the header of one internal piece (all in
+// props/gen/, sharing the per-case state of generator_state.hpp): case_shape.hpp (features, shape,
+// segments), case_storage.hpp (buffers, write sets, read obligations), expr_generator.hpp (loads,
+// own slots, locals, conditions), stmt_generator.hpp (stores, atomics, exchanges, barriers,
+// returns, fences, nesting, obligations) and case_inputs.hpp (inputs). case_generator.cpp wires
+// them in the order in which they draw choices.
 
 #include <cstdint>
 
@@ -28,7 +35,7 @@ struct GeneratorConfig {
   FeatureMask forced = 0;                 ///< features switched on in every case (subset of allowed)
   /// At most this many divergence features (kDivergenceFeatures) per case, chosen uniformly among
   /// the allowed ones (0 = no limit: each is on with chance 1/2). Small values keep failures to one
-  /// or two §10 classes, which makes shrinking and deduplication faster.
+  /// or two docs/vyre-0.7.2.md §10 classes, which makes shrinking and deduplication faster.
   std::uint32_t max_divergence_features = 2;
   std::uint32_t max_segments = 4;
   std::uint32_t max_ops_per_segment = 6;

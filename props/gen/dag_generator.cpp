@@ -188,7 +188,7 @@ class DagGenerator {
                                                            ir::AtomicOp::Max, ir::AtomicOp::Min};
       acc_op_ = kOps[c_.below(kOps.size())];
       acc_ = b_.output("acc", 1 + n_, ScalarType::U32, 4);
-      // At least one wave updates it (an output no statement references is spec §10 B1).
+      // At least one wave updates it (an output no statement references is docs/vyre-0.7.2.md#b1).
       acc_wave_ = c_.below(n_);
     }
   }

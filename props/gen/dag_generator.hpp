@@ -1,5 +1,5 @@
 #pragma once
-// Random wave DAGs for the megakernel barrier planner (DESIGN §6, spec §7.1), drawn from a
+// Random wave DAGs for the megakernel barrier planner (docs/DESIGN.md §6, docs/vyre-0.7.2.md §7.1), drawn from a
 // ChoiceSource: seeded, replayable, and shrinkable by shrinking the recorded choices.
 //
 // A WaveDag is a set of waves over shared buffers plus the dependency edges the planner gets:

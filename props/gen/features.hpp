@@ -1,7 +1,7 @@
 #pragma once
-// Swarm features of the case generator (DESIGN §6). Each generated case switches every allowed
+// Swarm features of the case generator (docs/DESIGN.md §6). Each generated case switches every allowed
 // feature on or off independently. Benign features exercise the planner without entering any of
-// the divergence classes of spec §10; each divergence feature makes exactly one class reachable.
+// the divergence classes of docs/vyre-0.7.2.md §10; each divergence feature makes exactly one class reachable.
 
 #include <cstdint>
 #include <optional>
@@ -27,7 +27,7 @@ enum class Feature : std::uint8_t {
   Returns,
   Fixpoint,
   ScalarTypes,
-  // divergence classes of spec §10
+  // divergence classes of docs/vyre-0.7.2.md §10
   RwWrittenUnread,        ///< (a) A1–A3: read_write caller bytes lost to a write-only segment role
   FixpointPartialOutputs, ///< (a) A4: a first-writer output segment is write-only on every pass
   RuntimeSizedRw,         ///< (a) A5: a runtime-sized read_write buffer written but not read

@@ -1,5 +1,5 @@
 #pragma once
-// Deliberate faults of the megakernel barrier planner (spec §7.1), each made by replacing
+// Deliberate faults of the megakernel barrier planner (docs/vyre-0.7.2.md §7.1), each made by replacing
 // `Profile::megakernel` on a copy of a profile (no source patching): the mutants the DAG property
 // (props/dag_oracle.hpp) must kill. Equivalent mutants return another correct plan and must NOT be
 // flagged: they check that the property has no false positives. A later mutant catalogue

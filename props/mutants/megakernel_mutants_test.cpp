@@ -56,7 +56,7 @@ TEST(Props_MegakernelMutants, TheCatalogueHasUniqueNamesAndOnlyReplacesTheMegake
 }
 
 TEST(Props_MegakernelMutants, EachMutantOtherThanDedupingChangesSomePlan) {
-  // The spec §7.1 example (0->3),(1->2) = [[0,1],[3,2]], and a chain under a root pair.
+  // The docs/vyre-0.7.2.md §7.1 example (0->3),(1->2) = [[0,1],[3,2]], and a chain under a root pair.
   const std::vector<std::pair<std::size_t, std::vector<planner::WaveDependency>>> graphs = {
       {4, {{0, 3}, {1, 2}}}, {4, {{0, 3}, {1, 2}, {2, 3}}}};
   for (const MegakernelMutant& m : megakernel_mutants()) {

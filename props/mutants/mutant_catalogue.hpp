@@ -1,10 +1,10 @@
 #pragma once
-// The mutation self-test's catalogue (DESIGN §6 "Mutants", docs/mutants.md): named, deliberate
+// The mutation self-test's catalogue (docs/DESIGN.md §6 "Mutants", docs/mutants.md): named, deliberate
 // planner faults, each a *difference from a base profile* made through the planner's rule and hook
 // interfaces (planner/profile.hpp: copy the base, replace or wrap one member, rename). There is no
 // source patching and no #ifdef: a mutant is a function from a base Profile to a Profile.
 //
-// Contents: the historic bugs of spec §9 (M0-M10 reintroduced; F1-F3 applied and F4 reverted on
+// Contents: the historic bugs of docs/vyre-0.7.2.md §9 (M0-M10 reintroduced; F1-F3 applied and F4 reverted on
 // vyre-0.7.2, which has F1-F3 and our deterministic stand-in for F4), our own faults (dropped
 // read-write passthrough, first writer off by one, stale refresh, skipped let propagation, wrong
 // input order, ...) and megakernel planner faults (ours, plus props/megakernel_mutants.hpp: merged
@@ -42,7 +42,7 @@ enum class MutantBase : std::uint8_t {
 struct Mutant {
   std::string name;         ///< unique, used on the command line and in saved cases
   std::string description;  ///< one line: what is wrong
-  std::string origin;       ///< "spec §9 H2 (M1)", "ours"
+  std::string origin;       ///< "docs/vyre-0.7.2.md#h2 (M1)", "ours"
   MutantKind kind = MutantKind::Dispatch;
   MutantBase base = MutantBase::SoundOrVyre;
   /// Non-empty when the mutant is believed equivalent (no observable difference); the argument.

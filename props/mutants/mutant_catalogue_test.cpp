@@ -25,7 +25,7 @@ const Mutant& mutant(std::string_view name) {
   return *m;
 }
 
-// Segment 1 reads `out` before writing it: a zero seed is needed (spec §6.11 example 2 shape).
+// Segment 1 reads `out` before writing it: a zero seed is needed (docs/vyre-0.7.2.md §6.11 example 2 shape).
 constexpr std::string_view kSeededOutput = R"(case seeded "an output read before its first write"
 workgroup_size 1 1 1
 grid 1 1 1

@@ -8,15 +8,15 @@
 //           only when executing it confirms the difference;
 //   corpus  the regression corpus replayed under the mutant against the *base's* expectations: the
 //           verdicts and outputs recorded for the base (or, where a case records none for it, the
-//           base's live results), the base's launch count (spec §6.11 pins launch counts), and plan
-//           determinism (the same program must plan to the same segments: spec §9 F4);
+//           base's live results), the base's launch count (docs/vyre-0.7.2.md §6.11 pins launch counts), and plan
+//           determinism (the same program must plan to the same segments: docs/vyre-0.7.2.md#f4);
 //   fuzz    a differential campaign (props/campaign) with the mutant profile: benign features when the
 //           base is vyre-0.7.2 (where it equals R), all features when the base is `sound`; a failure
 //           counts when the base matches R on the same case. For a megakernel mutant: wave DAGs fused
 //           by the mutant's rule (props/dag_campaign, the DAG property R-waves), counted when the
 //           base's re-planned fusion matches;
 //   contract megakernel mutants: seeded random wave graphs (and error graphs) checked against a
-//           brute-force oracle of the exact output contract of spec §7.1 (validation order, earliest
+//           brute-force oracle of the exact output contract of docs/vyre-0.7.2.md §7.1 (validation order, earliest
 //           layers, layer 0 ascending, barrier count, cycle count). Stricter than R-waves: a plan
 //           that still runs correctly but is not the spec'd one (an extra barrier) is told apart.
 // A kill's case is confirmed on execution (base passes its expectations, the mutant fails them),
@@ -31,11 +31,13 @@
 #include <vector>
 
 #include "ir/case.hpp"
-#include "planner/megakernel_barrier.hpp"
 #include "planner/profile.hpp"
 #include "props/mutants/mutant_catalogue.hpp"
-#include "props/oracle/evaluate_case.hpp"
-#include "props/oracle/expectations.hpp"
+// The pieces of the self-test, declared in their own headers and part of this one's API:
+#include "props/mutants/case_meta.hpp"            // meta_value, set_meta
+#include "props/mutants/killing_case.hpp"         // check_killing_case
+#include "props/mutants/megakernel_contract.hpp"  // DagCase, dag_violation (oracle `contract`)
+#include "props/mutants/mutant_pair.hpp"          // evaluate_pair, tell_apart (what a kill is)
 
 namespace gridcheck::props {
 
@@ -91,44 +93,6 @@ struct MutantResult {
   const ir::Case* best_case() const;
 };
 
-/// Base and mutant on one case with one R run. `mutant` is the mutant's split outcomes under the
-/// base's name, so check_expectations reads a case's base expectations against it.
-struct PairReport {
-  CaseReport base;
-  CaseReport mutant;
-};
-PairReport evaluate_pair(const ir::Case& c, const planner::Profile& base, const planner::Profile& mutant,
-                         std::uint64_t fuel = std::uint64_t{1} << 24);
-
-/// The H-cpu launch count of `profile` in a report (0 when it did not run).
-std::size_t split_launches(const CaseReport& report, std::string_view profile);
-
-/// Whether planning `program` under `profile` `repeats` times gives the same segments every time.
-bool plan_is_deterministic(const planner::Profile& profile, const ir::Program& program, int repeats = 16);
-
-/// What tells the mutant apart from the base on a case whose expectations are the base's: a failed
-/// expectation, another launch count than `base_launches`, or a nondeterministic plan. nullopt: none.
-std::optional<std::string> tell_apart(const ir::Case& expected, const PairReport& pair, std::size_t base_launches,
-                                      const planner::Profile& mutant);
-
-/// `c` with its expectations replaced by the base's results (R, and H-cpu under the base's name)
-/// and the base's launch count in meta `base_launches`.
-ir::Case with_base_expectations(const ir::Case& c, const CaseReport& base_report, const planner::Profile& base);
-
-// ----------------------------------------------------------------------- megakernel contract oracle
-
-struct DagCase {
-  std::size_t waves = 0;
-  std::vector<planner::WaveDependency> edges;
-};
-/// "0>1 1>2" (input order, duplicates kept).
-std::string format_dag_edges(const std::vector<planner::WaveDependency>& edges);
-std::optional<std::vector<planner::WaveDependency>> parse_dag_edges(std::string_view text);
-/// The first way `profile`'s megakernel plan of `dag` breaks spec §7.1 (brute-force oracle:
-/// validation order, partition into layers, earliest layers, layer 0 ascending, barrier count, cycle
-/// count); nullopt when it keeps every guarantee.
-std::optional<std::string> dag_violation(const planner::Profile& profile, const DagCase& dag);
-
 // ------------------------------------------------------------------------------------- running
 
 /// Runs the oracles over mutants. Keeps per-base caches (corpus expectations, base Z3 answers), so
@@ -152,21 +116,5 @@ class MutantRunner {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// A saved killing case, replayed: meta `mutant` names the catalogue mutant, meta `base` its base
-/// profile. The base must pass the case (expectations, meta `base_launches`, a deterministic plan;
-/// for a contract case, meta `contract_waves`/`contract_edges`: no §7.1 violation) and the mutant
-/// must fail it.
-struct KillingCaseCheck {
-  bool usable = false;        ///< the meta names a known mutant and base
-  bool base_passes = false;
-  bool mutant_fails = false;
-  std::string message;        ///< the base's failures, or what told the mutant apart
-  bool ok() const { return usable && base_passes && mutant_fails; }
-};
-KillingCaseCheck check_killing_case(const ir::Case& c);
-
-/// The meta value of `key`, or "".
-std::string meta_value(const ir::Case& c, std::string_view key);
 
 }  // namespace gridcheck::props

@@ -1,16 +1,16 @@
 #pragma once
-// Names the spec §10 divergence classes whose static pattern a case contains, using the vyre-0.7.2
+// Names the docs/vyre-0.7.2.md §10 divergence classes whose static pattern a case contains, using the vyre-0.7.2
 // plan of its program (roles per segment, propagated lets) and the program itself. A shrunk failing
 // case usually contains exactly one; the campaign uses the list in failure signatures.
 //
-//   A    a read_write non-output buffer gets the write_only role in some segment     §10(a) A1–A3
-//   A4   fixpoint > 1 and a backend-allocated buffer gets the write_only role          §10(a) A4
-//   A5   a runtime-sized buffer gets the write_only role                               §10(a) A5
-//   B1   a final output no segment references                                          §10(b) B1
-//   C1   workgroup memory read in a segment after an earlier segment wrote it          §10(c) C1
+//   A    a read_write non-output buffer gets the write_only role in some segment     docs/vyre-0.7.2.md#a1–A3
+//   A4   fixpoint > 1 and a backend-allocated buffer gets the write_only role          docs/vyre-0.7.2.md#a4
+//   A5   a runtime-sized buffer gets the write_only role                               docs/vyre-0.7.2.md#a5
+//   B1   a final output no segment references                                          docs/vyre-0.7.2.md#b1
+//   C1   workgroup memory read in a segment after an earlier segment wrote it          docs/vyre-0.7.2.md#c1
 //   D    a propagated let that is assigned or reads memory, or an assignment to a
-//        local of an earlier segment                                                   §10(d) D1–D3
-//   F1   a plain write_only buffer written in two segments                             §9 F1 / G10
+//        local of an earlier segment                                                   docs/vyre-0.7.2.md#d1–D3
+//   F1   a plain write_only buffer written in two segments                             docs/vyre-0.7.2.md#f1 / G10
 //   G1   no explicit grid (per-segment grid inference)                                 G1
 //   G2   a return before the last top-level fence                                      G2
 //   G3   a produced buffer with an output_byte_range                                   G3

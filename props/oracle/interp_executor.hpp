@@ -1,10 +1,10 @@
 #pragma once
 // H-cpu's executor: each launch is one run of the reference interpreter (true grid sync inside the
 // launch, a fresh launch per call), behind the planner's Executor seam. It models a GPU backend's
-// dispatch ABI (spec §5): inputs positionally by ir::is_dispatch_input, exact static input lengths,
+// dispatch ABI (docs/semantics.md §5): inputs positionally by ir::is_dispatch_input, exact static input lengths,
 // zero-filled backend-allocated outputs (a runtime-sized one without a byte range cannot be
-// allocated: spec §10 A5), outputs sliced to output_byte_range, and — without a grid override —
-// the LaunchPlan grid inferred from the launched program itself (spec §5.7, §10 G1).
+// allocated: docs/vyre-0.7.2.md#a5), outputs sliced to output_byte_range, and — without a grid override —
+// the LaunchPlan grid inferred from the launched program itself (docs/semantics.md §5.7, docs/vyre-0.7.2.md#g1).
 
 #include <cstdint>
 #include <memory>

@@ -113,7 +113,7 @@ TEST(Counterexample_V061, RecallZeroDivergesUnderHcpu) {
 }
 
 TEST(Counterexample_Render, A1MatchesTheSpecProgramShape) {
-  // spec §10(a) A1: a read_write buffer with caller bytes written (element 1) but not read by
+  // docs/vyre-0.7.2.md#a1: a read_write buffer with caller bytes written (element 1) but not read by
   // segment 0: H zeroes element 0's caller bytes.
   const RoleTable table = RoleTable::tabulate(planner::vyre_0_7_2_role);
   Pattern p = Pattern::empty(*model_decl_index(ir::BufferAccess::ReadWrite, false, false), 2, 1);

@@ -3,12 +3,12 @@
 // storage buffer holds under true grid sync and under the host split, for K segments and N whole-
 // sequence fixpoint passes. This header is the concrete side — the model's vocabulary, a role rule
 // tabulated over its whole finite domain, and a direct simulator of the model's semantics. The Z3
-// encoding of the same semantics is in role_proof.cpp; tests check that both agree.
+// encoding of the same semantics is in bounded_encoding.hpp; tests check that both agree.
 //
 // Scope: storage buffers (read, read_write, write_only, uniform) with a static element count; one
 // invocation's view of element order is irrelevant because the role rule is per buffer and elements
-// do not interact. Out of scope: workgroup memory (spec §10(c)), output_byte_range slicing (G3),
-// runtime-sized buffers (A5), let propagation (§10(d)), per-segment grid inference (G1), the
+// do not interact. Out of scope: workgroup memory (docs/vyre-0.7.2.md#s10-c), output_byte_range slicing (G3),
+// runtime-sized buffers (A5), let propagation (docs/vyre-0.7.2.md#s10-d), per-segment grid inference (G1), the
 // convergence early exit (every pass runs; H3/F3 are about the fingerprint, not roles).
 
 #include <cstdint>
@@ -136,8 +136,8 @@ enum class ViolationKind : std::uint8_t {
   WrongRead,            ///< an element read in the split sees another value than under true sync
   UndeclaredReference,  ///< the rule omits a buffer the segment references (the launch fails, S011)
   WriteNotWritable,     ///< the segment writes a buffer its declaration makes read-only (S011)
-  NoBytes,              ///< a segment input without a live value (S007, spec §6.13 item 7)
-  FinalMissing,         ///< a final output no segment produced (S009, spec §10(b) B1)
+  NoBytes,              ///< a segment input without a live value (S007, docs/vyre-0.7.2.md §6.13 item 7)
+  FinalMissing,         ///< a final output no segment produced (S009, docs/vyre-0.7.2.md#b1)
   FinalWrong,           ///< a final output differs from its true final value
 };
 std::string_view name_of(ViolationKind kind);

@@ -86,7 +86,7 @@ TEST(RoleModel_Facts, DerivedLikeThePlannersScanOfEverySegment) {
 }
 
 TEST(RoleModel_Simulator, SpecA1LosesTheCallerBytesUnderVyreAndNotUnderSound) {
-  // spec §10(a) A1: read_write with caller bytes, segment 0 writes (another element) without reading.
+  // docs/vyre-0.7.2.md#a1: read_write with caller bytes, segment 0 writes (another element) without reading.
   Pattern p = Pattern::empty(decl(RW, false, false), 2, 1);
   p.writes[0] = true;
   const ElementRun vyre = simulate(RoleTable::tabulate(planner::vyre_0_7_2_role), p);

@@ -9,7 +9,7 @@
 //     "statically written earlier in this pass", pass bookkeeping, prophecies for the later
 //     segments' scan facts) with an invariant proved initial, preserved and sufficient for the final
 //     outputs — which covers every K and every N.
-// Every query has a timeout and runs with fixed random seeds (anchors §L.7). Z3 never throws out of
+// Every query has a timeout and runs with fixed random seeds (docs/engineering.md#l7). Z3 never throws out of
 // this library: a Z3 failure is an `unknown` outcome with its message.
 
 #include <cstdint>
@@ -29,7 +29,7 @@ struct ProofOptions {
   std::uint32_t max_passes = 3;    ///< and N = 1..max_passes
   unsigned timeout_ms = 5000;      ///< per query
   unsigned seed = 0;               ///< smt.random_seed / sat.random_seed
-  bool scenarios = true;           ///< search the named counterexample scenarios (spec §9, §10)
+  bool scenarios = true;           ///< search the named counterexample scenarios (docs/vyre-0.7.2.md §9, §10)
   bool per_declaration = true;     ///< the smallest counterexample of every declaration class
   /// Bounds of the scenario and per-declaration searches (small cases render into small programs).
   std::uint32_t catalogue_max_segments = 3;
@@ -85,11 +85,11 @@ struct ProofReport {
   std::vector<BoundedResult> bounded;
   InductiveResult inductive;
   /// The smallest counterexample of the bounded sweep with a top-level fence (K >= 2; smallest N,
-  /// then K). K = 1 is a one-segment split, reachable only through spec §10 G5.
+  /// then K). K = 1 is a one-segment split, reachable only through docs/vyre-0.7.2.md#g5.
   std::optional<Counterexample> first;
   std::vector<ScenarioResult> scenarios;
   std::vector<Counterexample> per_declaration;
-  /// Declaration classes outside the model (ABI predicates disagree, spec §2.2 / G012).
+  /// Declaration classes outside the model (ABI predicates disagree, docs/semantics.md §2.2 / G012).
   std::vector<std::string> excluded_declarations;
   /// Disagreements between a Z3 model and the simulator (role_model.hpp). Always empty unless the
   /// encoding has a bug; tests assert it.

@@ -133,7 +133,7 @@ TEST(RoleProof_Encoding, Z3AgreesWithTheSimulatorOnEverySmallPattern) {
 }
 
 TEST(RoleProof_Suite, DeterministicUnderTheFixedSeed) {
-  // Same seed, same answers and the same minimised counterexamples (anchors §L.7).
+  // Same seed, same answers and the same minimised counterexamples (docs/engineering.md#l7).
   ProofOptions o;
   o.max_segments = 4;
   const ProofReport a = prove_role_rule(planner::vyre_0_7_2_role, "a", o);

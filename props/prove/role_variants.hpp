@@ -2,7 +2,7 @@
 // Buffer-role rules the proof (props/role_proof.hpp) is run on, each a RoleRule value derived from
 // production code rather than a copy of it:
 //   vyre-0.7.2  planner::vyre_0_7_2_role (the system under test)
-//   0.6.1       spec §9 H1: vyre's rule with the accumulator row removed and `is_output` kept on the
+//   0.6.1       docs/vyre-0.7.2.md#h1: vyre's rule with the accumulator row removed and `is_output` kept on the
 //               last segment when it writes the buffer (`is_output = src.is_output && w && k == n-1`),
 //               built by wrapping vyre_0_7_2_role (the H2 "recall = 0" bug)
 //   sound       planner::sound_role

@@ -205,7 +205,7 @@ class Reducer {
 
   /// Removing a buffer's last use and the buffer itself is one step: the use alone would leave an
   /// unreferenced declaration, which is a different program class (for example an output no
-  /// segment produces, spec §10 B1).
+  /// segment produces, docs/vyre-0.7.2.md#b1).
   void drop_buffers_no_longer_referenced(ir::Case& candidate) const {
     const auto before = referenced_buffer_names(best_.program);
     const auto after = referenced_buffer_names(candidate.program);

@@ -1,8 +1,8 @@
 #pragma once
-// Delta debugging over the IR (spirv-reduce style "opportunities", style lesson 7). Shrinks a case
+// Delta debugging over the IR (spirv-reduce style "opportunities", docs/engineering.md#lesson-7). Shrinks a case
 // while a caller-supplied predicate stays true. The predicate owns validity: it must reject
 // candidates that do not validate or are racy, so reduction never drifts into undefined behaviour
-// (anchors.md lesson L2). Used by `gridcheck reduce` and to finish shrinking fuzz failures.
+// (docs/engineering.md#l2). Used by `gridcheck reduce` and to finish shrinking fuzz failures.
 
 #include <cstdint>
 #include <functional>

@@ -1,0 +1,19 @@
+#include "props/gen/case_inputs.hpp"
+
+namespace gridcheck::props::casegen {
+
+void add_inputs(GeneratorState& s, ir::Case& tc) {
+  for (const BufferInfo& info : s.buffers) {
+    const bool caller_bytes = info.role == Role::Input || info.role == Role::ReadWrite ||
+                              info.role == Role::Uniform || info.role == Role::RuntimeSized;
+    if (!caller_bytes) continue;
+    ir::InputData in;
+    in.buffer = info.name;
+    in.kind = ir::InputData::Kind::Random;
+    in.seed = (std::uint64_t{s.c.word()} << 32) | s.c.word();
+    if (info.role == Role::RuntimeSized) in.length = s.invocations;
+    tc.inputs.push_back(in);
+  }
+}
+
+}  // namespace gridcheck::props::casegen
