@@ -88,9 +88,7 @@ QueryOutcome run_query(z3::context& ctx, const ProofOptions& options, const z3::
   return out;
 }
 
-}  // namespace
-
-InductiveResult prove_inductive(Encoder& en, const ProofOptions& options) {
+InductiveResult encode_and_prove(Encoder& en, const ProofOptions& options) {
   z3::context& c = en.ctx;
   InductiveResult result;
   const Statics g = statics(en);
@@ -155,6 +153,25 @@ InductiveResult prove_inductive(Encoder& en, const ProofOptions& options) {
     result.final_output = run_query(c, options, q);
   }
   return result;
+}
+
+}  // namespace
+
+InductiveResult inductive_unknown(const std::string& reason) {
+  InductiveResult result;
+  for (QueryOutcome* q : {&result.base, &result.step, &result.final_output}) {
+    q->verdict = QueryVerdict::Unknown;
+    q->reason = reason;
+  }
+  return result;
+}
+
+InductiveResult prove_inductive(Encoder& en, const ProofOptions& options) {
+  try {
+    return encode_and_prove(en, options);
+  } catch (const z3::exception& e) {  // building the encoding failed; the queries catch their own
+    return inductive_unknown(fmt::format("z3: {}", e.msg()));
+  }
 }
 
 }  // namespace gridcheck::props::role_z3

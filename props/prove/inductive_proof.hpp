@@ -6,12 +6,18 @@
 // any pass (final_output). Each of the three is one query, whose Z3 failure is an `unknown`
 // outcome with its message. Not a public header.
 
+#include <string>
+
 #include "props/prove/role_encoder.hpp"
 #include "props/prove/role_proof.hpp"
 
 namespace gridcheck::props::role_z3 {
 
-/// The three queries and the non-vacuity check (InductiveResult) for the table `en` encodes.
+/// The three queries and the non-vacuity check (InductiveResult) for the table `en` encodes. A Z3
+/// failure while encoding makes all three `unknown` with its message; it never throws.
 InductiveResult prove_inductive(Encoder& en, const ProofOptions& options);
+
+/// An InductiveResult whose three queries are `unknown` for `reason`.
+InductiveResult inductive_unknown(const std::string& reason);
 
 }  // namespace gridcheck::props::role_z3

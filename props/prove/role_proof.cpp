@@ -66,11 +66,19 @@ Counterexample make_counterexample(const RoleTable& table, std::string id, std::
 // ------------------------------------------------------------------ public entry points
 
 struct RoleProver::Impl {
-  Impl(const RoleTable& t, const ProofOptions& o) : table(t), options(o), en((set_seeds(o), ctx), table) {}
+  Impl(const RoleTable& t, const ProofOptions& o) : table(t), options(o) {
+    set_seeds(o);
+    try {
+      en.emplace(ctx, table);
+    } catch (const z3::exception& e) {
+      encoding_error = fmt::format("z3: {}", e.msg());
+    }
+  }
   RoleTable table;
   ProofOptions options;
   z3::context ctx;
-  Encoder en;
+  std::optional<Encoder> en;   ///< absent when Z3 failed to encode the table (encoding_error says why)
+  std::string encoding_error;
   std::vector<std::string> errors;
 };
 
@@ -81,12 +89,16 @@ RoleProver::~RoleProver() = default;
 std::optional<Pattern> RoleProver::find_counterexample(std::uint32_t segments, std::uint32_t passes,
                                                        std::optional<std::uint32_t> decl, bool* unknown) {
   set_seeds(impl_->options);
-  Search search{impl_->en, impl_->table, impl_->options, impl_->errors};
+  if (!impl_->en) {
+    if (unknown != nullptr) *unknown = true;
+    return std::nullopt;
+  }
+  Search search{*impl_->en, impl_->table, impl_->options, impl_->errors};
   std::optional<Pattern> found;
   const QueryOutcome out = search.check(
       segments, passes,
       [&](const Bounded& b, z3::expr_vector& cons) {
-        if (decl) cons.push_back(b.decl == impl_->en.decl_val(*decl));
+        if (decl) cons.push_back(b.decl == impl_->en->decl_val(*decl));
       },
       &found);
   if (unknown != nullptr) *unknown = out.verdict == QueryVerdict::Unknown;
@@ -96,7 +108,8 @@ std::optional<Pattern> RoleProver::find_counterexample(std::uint32_t segments, s
 
 InductiveResult RoleProver::prove_inductive() {
   set_seeds(impl_->options);
-  return role_z3::prove_inductive(impl_->en, impl_->options);
+  if (!impl_->en) return role_z3::inductive_unknown(impl_->encoding_error);
+  return role_z3::prove_inductive(*impl_->en, impl_->options);
 }
 
 std::optional<Pattern> find_bounded_counterexample(const RoleTable& table, std::uint32_t segments, std::uint32_t passes,
@@ -110,19 +123,24 @@ std::optional<Pattern> find_distinguishing_pattern(const RoleTable& a, const Rol
                                                    std::uint32_t passes, const ProofOptions& options,
                                                    std::optional<std::uint32_t> decl, bool* unknown) {
   set_seeds(options);
-  z3::context ctx;
-  Encoder ea(ctx, a), eb(ctx, b);
-  const Bounded ba = encode_bounded(ea, segments, passes, "a_");
-  const Bounded bb = encode_bounded(eb, segments, passes, "b_");
-  z3::solver s = make_solver(ctx, options);
-  s.add(ba.constraints);
-  s.add(bb.constraints);
-  s.add(ba.violation != bb.violation);
-  if (decl) s.add(ba.decl == ea.decl_val(*decl));
-  const z3::check_result r = s.check();
-  if (unknown != nullptr) *unknown = r == z3::unknown;
-  if (r != z3::sat) return std::nullopt;
-  return minimise(s, ba);
+  try {
+    z3::context ctx;
+    Encoder ea(ctx, a), eb(ctx, b);
+    const Bounded ba = encode_bounded(ea, segments, passes, "a_");
+    const Bounded bb = encode_bounded(eb, segments, passes, "b_");
+    z3::solver s = make_solver(ctx, options);
+    s.add(ba.constraints);
+    s.add(bb.constraints);
+    s.add(ba.violation != bb.violation);
+    if (decl) s.add(ba.decl == ea.decl_val(*decl));
+    const z3::check_result r = s.check();
+    if (unknown != nullptr) *unknown = r == z3::unknown;
+    if (r != z3::sat) return std::nullopt;
+    return minimise(s, ba);
+  } catch (const z3::exception&) {
+    if (unknown != nullptr) *unknown = true;
+    return std::nullopt;
+  }
 }
 
 std::string z3_version() {
@@ -142,7 +160,16 @@ ProofReport prove_role_rule(const planner::RoleRule& rule, std::string rule_name
   const RoleTable table = RoleTable::tabulate(rule);
   set_seeds(options);
   z3::context ctx;
-  Encoder en(ctx, table);
+  std::optional<Encoder> encoder;
+  try {
+    encoder.emplace(ctx, table);
+  } catch (const z3::exception& e) {
+    report.inductive = role_z3::inductive_unknown(fmt::format("z3: {}", e.msg()));
+    report.model_errors.push_back(report.inductive.base.reason);
+    report.total_ms = ms_since(start);
+    return report;
+  }
+  Encoder& en = *encoder;
   Search search{en, table, options, report.model_errors};
 
   // Bounded sweep.
