@@ -9,7 +9,8 @@ this script) and reports, as `file:line:col: error: ...`:
   - `docs/NAME.md §N.M` whose doc has no anchor `sN-M`, and `docs/NAME.md#anchor` or a Markdown
     link `NAME.md#anchor` whose doc has no `<a id="anchor">` (nor a heading with that slug);
   - a bare `§N` on a line that names no doc before it (it must say which doc it means);
-  - a reference to material outside the repository: "spec §", the research note, the seed files,
+  - a reference to material outside the repository: the background note's "spec" citations, the
+    research note itself, the seed files,
     `../shared`, the background notes on toolchain, style or anchors.
 Exit 0 when everything resolves, 1 otherwise (one line per problem, then a count).
 """
@@ -22,7 +23,7 @@ SKIP_DIRS = {'.git', 'out', 'dist', '.cache', '__pycache__', 'node_modules'}
 EXTS = ('.cpp', '.hpp', '.h', '.md', '.gc', '.sh', '.py', '.cmake', '.cl', '.json', '.txt')
 
 OUTSIDE = [
-    (re.compile(r'\bspec §'), 'cites "spec §": name a doc of this repository instead'),
+    (re.compile(r'\bspec\s§'), 'cites the background spec: name a doc of this repository instead'),
     (re.compile(r'vyre-0\.7\.2-spec'), 'names the research note, which is not in this repository'),
     (re.compile(r'\.\./shared|shared/seeds|shared/docs'), 'points outside the repository'),
     (re.compile(r'toolchain\.md|toolchain notes'), 'names a toolchain note that is not in this repository (docs/building.md)'),
