@@ -1,6 +1,10 @@
 #include "planner/profile.hpp"
 
 #include <array>
+#include <deque>
+#include <mutex>
+
+#include <fmt/format.h>
 
 #include "ir/abi.hpp"
 #include "planner/sound_profile.hpp"
@@ -113,34 +117,71 @@ Profile make_vyre_0_7_2() {
   return p;
 }
 
-// The registry, in registration order: the default (sound) first. A later profile appends its
-// factory here.
-const std::vector<Profile>& registry() {
-  static const std::vector<Profile> profiles = [] {
-    std::vector<Profile> all;
-    all.push_back(make_sound_profile(make_vyre_0_7_2()));
-    all.push_back(make_vyre_0_7_2());
-    return all;
-  }();
-  return profiles;
+// The registry, in registration order: the built-ins (the default, sound, first), then profiles
+// added by register_profile. A deque keeps every registered profile at a stable address.
+struct Registry {
+  std::mutex mutex;
+  std::deque<Profile> profiles;
+  Registry() {
+    profiles.push_back(make_sound_profile(make_vyre_0_7_2()));
+    profiles.push_back(make_vyre_0_7_2());
+  }
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+bool has_null_member(const Profile& p) {
+  const SplitRules& s = p.split;
+  const TableRules& t = p.table;
+  const DispatchRules& d = p.dispatch;
+  return !s.lower || !s.contains_fence || !s.peel || !s.hoist || !s.cut || !s.propagate_lets || !s.rewrap ||
+         !t.scan || !t.first_writer || !t.role || !t.input_names || !t.output_names || !t.check ||
+         !d.seed_inputs || !d.gather_inputs || !d.refresh || !d.schedule || !d.convergence ||
+         !d.prepare_launches || !d.segment_launch || !d.launch_guard || !d.unsplit_launch || !d.collect_final ||
+         !p.megakernel || !p.plan;
 }
 
 }  // namespace
 
-const Profile& sound() { return registry()[0]; }
-const Profile& vyre_0_7_2() { return registry()[1]; }
+const Profile& sound() { return registry().profiles[0]; }
+const Profile& vyre_0_7_2() { return registry().profiles[1]; }
 const Profile& default_profile() { return sound(); }
 
 const Profile* find_profile(std::string_view name) {
-  for (const Profile& p : registry())
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (const Profile& p : r.profiles)
     if (p.name == name) return &p;
   return nullptr;
 }
 
 std::vector<std::string_view> profile_names() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
   std::vector<std::string_view> names;
-  for (const Profile& p : registry()) names.push_back(p.name);
+  for (const Profile& p : r.profiles) names.push_back(p.name);
   return names;
+}
+
+ir::Result<const Profile*> register_profile(Profile profile) {
+  auto refuse = [](std::string message) {
+    ir::Diagnostics d;
+    d.error("S200", "", {}, std::move(message));
+    return d;
+  };
+  if (profile.name.empty()) return refuse("a planner profile needs a name");
+  if (has_null_member(profile))
+    return refuse(fmt::format("planner profile '{}' has an unset rule (start from a copy of vyre_0_7_2() or sound())",
+                              profile.name));
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (const Profile& p : r.profiles)
+    if (p.name == profile.name) return refuse(fmt::format("a planner profile named '{}' is already registered", profile.name));
+  r.profiles.push_back(std::move(profile));
+  return &r.profiles.back();
 }
 
 }  // namespace gridcheck::planner

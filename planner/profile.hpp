@@ -112,6 +112,15 @@ struct DispatchRules {
 using MegakernelPlanner = std::function<Expected<BarrierPlan, MegakernelError>(
     std::size_t wave_count, std::span<const WaveDependency>, BarrierScratch&)>;
 
+struct Profile;
+/// The whole plan of a source that routes through the split (docs/vyre-0.7.2.md §6.5–§6.7), or
+/// the diagnostics that refuse it. `self` is the profile being planned with (so a copy that
+/// replaces a rule plans with its own rules).
+using WholePlanner = std::function<ir::Result<SplitPlan>(const Profile& self, const ir::Program& source)>;
+
+/// The built-in planners' WholePlanner: lower, then split and table rules of `profile`, then its check.
+ir::Result<SplitPlan> compose_split_plan(const Profile& profile, const ir::Program& source);
+
 struct Profile {
   std::string name;
   std::string description;
@@ -119,6 +128,10 @@ struct Profile {
   TableRules table;
   DispatchRules dispatch;
   MegakernelPlanner megakernel;
+  /// How a plan is made: compose_split_plan from the rules above, or a planner of its own that
+  /// answers with a whole plan (an external planner process, planner/external/). The dispatch loop
+  /// (`dispatch`) runs whatever plan this returns.
+  WholePlanner plan = compose_split_plan;
 };
 
 /// The production planner of vyre-driver 0.7.2, bugs included (docs/vyre-0.7.2.md §6–§7, §10).
@@ -129,10 +142,17 @@ const Profile& sound();
 /// The profile used when a caller names none: sound.
 const Profile& default_profile();
 
-/// A registered profile by name ("sound", "vyre-0.7.2"); nullptr when unknown.
+/// A registered profile by name ("sound", "vyre-0.7.2", or one added by register_profile);
+/// nullptr when unknown.
 const Profile* find_profile(std::string_view name);
-/// Names of the registered profiles, in registration order.
+/// Names of the registered profiles, in registration order (the built-ins first).
 std::vector<std::string_view> profile_names();
+
+/// Adds `profile` to the registry, after the built-ins, so that every command and oracle can name
+/// it (`--profile NAME`). The returned pointer stays valid for the life of the process. Errors
+/// (diagnostic S200): an empty name, a name already registered, or a null member. Thread-safe;
+/// register before starting campaigns that look profiles up.
+ir::Result<const Profile*> register_profile(Profile profile);
 
 // ------------------------------------------------ vyre 0.7.2 steps not defined elsewhere
 

@@ -108,6 +108,10 @@ RoleDecision scratch_role(const RoleFacts& f) {
 }  // namespace
 
 ir::Result<SplitPlan> plan_split(const Profile& profile, const ir::Program& source) {
+  return profile.plan(profile, source);
+}
+
+ir::Result<SplitPlan> compose_split_plan(const Profile& profile, const ir::Program& source) {
   SplitPlan plan;
   plan.profile = profile.name;
   plan.contains_fence = profile.split.contains_fence(source);

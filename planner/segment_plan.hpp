@@ -20,9 +20,10 @@ struct RawSplit {
 };
 RawSplit split_on_grid_sync(const Profile& profile, const ir::Program& program);
 
-/// The planned segments: raw segments whose buffer tables the profile's role rule rewrote, with
-/// input and output names, plus the caller-input and final-output names of the source. Fails only
-/// when the profile's `check` refuses the program (never under vyre-0.7.2).
+/// The profile's plan of `program`: `profile.plan(profile, program)`. For the built-in profiles
+/// (compose_split_plan, profile.hpp) the raw segments whose buffer tables the profile's role rule
+/// rewrote, with input and output names, plus the caller-input and final-output names of the
+/// source; it fails only when the profile's `check` refuses the program (never under vyre-0.7.2).
 ir::Result<SplitPlan> plan_split(const Profile& profile, const ir::Program& program);
 
 /// `plan_host_grid_sync_segment_programs`: just the segment programs.

@@ -9,6 +9,7 @@
 //   S006  a seeded backend-allocated buffer has no size   S012  a segment still holds a fence (G5)
 //   S013  the launch grid cannot be resolved (sound: the reference grid of the whole program)
 //   S101..S105  megakernel planner errors (megakernel_barrier.hpp)
+//   S200        profile registration (profile.hpp register_profile)
 //
 // Each message is one lower-case sentence; the "Fix: ..." advice of vyre's message is a note.
 
