@@ -10,7 +10,9 @@ void add_inputs(GeneratorState& s, ir::Case& tc) {
     ir::InputData in;
     in.buffer = info.name;
     in.kind = ir::InputData::Kind::Random;
-    in.seed = (std::uint64_t{s.c.word()} << 32) | s.c.word();
+    const std::uint64_t high = s.c.word();  // the high word is drawn first
+    const std::uint64_t low = s.c.word();
+    in.seed = (high << 32) | low;
     if (info.role == Role::RuntimeSized) in.length = s.invocations;
     tc.inputs.push_back(in);
   }

@@ -13,24 +13,24 @@ class BufferDeclarer {
   explicit BufferDeclarer(GeneratorState& s) : s_(s), c_(s.c), b_(s.b) {}
 
   void declare_buffers() {
-    add(Role::Input, "in", draw_element(), 1 + c_.below(2));
+    add_drawn(Role::Input, "in");
     if (on(Feature::ReadWriteBuffers))
       for (std::uint32_t i = 0, n = 1 + c_.below(2); i < n; ++i)
-        add(Role::ReadWrite, fmt::format("rw{}", i), draw_element(), 1 + c_.below(2));
+        add_drawn(Role::ReadWrite, fmt::format("rw{}", i));
     for (std::uint32_t i = 0, n = 1 + c_.below(2); i < n; ++i) {
-      BufferInfo& out = add(Role::Output, fmt::format("out{}", i), draw_element(), 1 + c_.below(2));
+      BufferInfo& out = add_drawn(Role::Output, fmt::format("out{}", i));
       if (c_.chance(1, 4)) {  // read_write + pipeline_live_out: backend-allocated without is_output
         b_.decl(out.buf).is_output = false;
       }
     }
     // A write_only buffer under a fixpoint is the A4 mechanism; keep it out of benign cases.
     if (on(Feature::WriteOnlyBuffers) && (s_.fixpoint == 1 || on(Feature::FixpointPartialOutputs)))
-      add(Role::WriteOnly, "wo", draw_element(), 1 + c_.below(2));
+      add_drawn(Role::WriteOnly, "wo");
     if (on(Feature::WriteOnlyMultiSegment)) add(Role::WriteOnly, "wo_multi", draw_element(), 1).several_segments = true;
     if (on(Feature::UniformBuffers)) add(Role::Uniform, "uni", draw_element(), 1);
     if (on(Feature::Atomics)) add(Role::Counter, "ctr", ScalarType::U32, 1);
     if (on(Feature::WorkgroupMemory) || on(Feature::WorkgroupAcrossFence))
-      add(Role::Workgroup, "sh", draw_element(), 1 + c_.below(2));
+      add_drawn(Role::Workgroup, "sh");
     if (on(Feature::UnreferencedOutput)) add(Role::Unreferenced, "unused", ScalarType::U32, 1);
     if (on(Feature::RuntimeSizedRw)) add(Role::RuntimeSized, "dyn", ScalarType::U32, 1);
     if (on(Feature::OutputByteRange)) {
@@ -46,6 +46,14 @@ class BufferDeclarer {
   bool on(Feature f) const { return s_.on(f); }
 
   ScalarType draw_element() { return on(Feature::ScalarTypes) ? kTypes[c_.below(4)] : ScalarType::U32; }
+
+  /// add() with 1 or 2 own slots and a drawn element type: the slot count is drawn first, then the
+  /// element type (the order of these two draws is part of the generator's behaviour).
+  BufferInfo& add_drawn(Role role, std::string name) {
+    const std::uint32_t slots = 1 + c_.below(2);
+    const ScalarType element = draw_element();
+    return add(role, std::move(name), element, slots);
+  }
 
   BufferInfo& add(Role role, std::string name, ScalarType element, std::uint32_t slots) {
     BufferInfo info;

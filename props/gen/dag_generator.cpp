@@ -57,7 +57,9 @@ class DagGenerator {
     ir::InputData in;
     in.buffer = "in0";
     in.kind = ir::InputData::Kind::Random;
-    in.seed = (std::uint64_t{c_.word()} << 32) | c_.word();
+    const std::uint64_t high = c_.word();  // the high word is drawn first
+    const std::uint64_t low = c_.word();
+    in.seed = (high << 32) | low;
     base.inputs.push_back(in);
     for (const S& r : regions) dag.waves.push_back(r.id);
     dag.edges = edges_;

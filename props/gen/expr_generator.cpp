@@ -34,7 +34,11 @@ E ExprGenerator::own_workgroup_slot(std::uint32_t k) { return k == 0 ? b_.lid(0)
 
 E ExprGenerator::uniform_condition(bool grid_uniform) {
   switch (c_.below(grid_uniform ? 3 : 4)) {
-    case 0: return b_.u32(c_.below(3)) < b_.u32(c_.below(3));
+    case 0: {
+      const E rhs = b_.u32(c_.below(3));  // the right operand is drawn first
+      const E lhs = b_.u32(c_.below(3));
+      return lhs < rhs;
+    }
     case 1: return b_.num_workgroups(0) > b_.u32(c_.below(3));
     case 2: {
       const std::size_t i = c_.below(static_cast<std::uint32_t>(s_.buffers.size()));
@@ -48,7 +52,11 @@ E ExprGenerator::uniform_condition(bool grid_uniform) {
 
 E ExprGenerator::invocation_condition(const Context& ctx) {
   switch (c_.below(3)) {
-    case 0: return b_.bin(BinOp::Mod, b_.gid(0), b_.u32(2 + c_.below(3))) == b_.u32(c_.below(2));
+    case 0: {
+      const E residue = b_.u32(c_.below(2));  // drawn before the modulus
+      const E modulus = b_.u32(2 + c_.below(3));
+      return b_.bin(BinOp::Mod, b_.gid(0), modulus) == residue;
+    }
     case 1: return b_.lid(0) < b_.u32(c_.below(s_.wg + 1));
     default: return expr(ScalarType::Bool, ctx, 1).e;
   }
@@ -172,7 +180,13 @@ Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth)
           return {b_.cast(ScalarType::U32, x.e), x.pure};
         }
         case 2: return select(t, ctx, d);
-        default: return combine(expr(t, ctx, d), expr(t, ctx, d), kOps[c_.below(kOps.size())]);
+        default: {
+          // The operator is drawn first, then the right operand, then the left.
+          const BinOp op = kOps[c_.below(kOps.size())];
+          Typed rhs = expr(t, ctx, d);
+          Typed lhs = expr(t, ctx, d);
+          return combine(lhs, rhs, op);
+        }
       }
     }
     case ScalarType::I32: {
@@ -195,7 +209,13 @@ Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth)
           return {b_.cast(ScalarType::I32, x.e), x.pure};
         }
         case 3: return select(t, ctx, d);
-        default: return combine(expr(t, ctx, d), expr(t, ctx, d), kOps[c_.below(kOps.size())]);
+        default: {
+          // The operator is drawn first, then the right operand, then the left.
+          const BinOp op = kOps[c_.below(kOps.size())];
+          Typed rhs = expr(t, ctx, d);
+          Typed lhs = expr(t, ctx, d);
+          return combine(lhs, rhs, op);
+        }
       }
     }
     case ScalarType::F32: {
@@ -216,7 +236,13 @@ Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth)
           return {b_.cast(ScalarType::F32, x.e), x.pure};
         }
         case 3: return select(t, ctx, d);
-        default: return combine(expr(t, ctx, d), expr(t, ctx, d), kOps[c_.below(kOps.size())]);
+        default: {
+          // The operator is drawn first, then the right operand, then the left.
+          const BinOp op = kOps[c_.below(kOps.size())];
+          Typed rhs = expr(t, ctx, d);
+          Typed lhs = expr(t, ctx, d);
+          return combine(lhs, rhs, op);
+        }
       }
     }
     case ScalarType::Bool: {
@@ -224,13 +250,21 @@ Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth)
       switch (c_.below(4)) {
         case 0: {
           const ScalarType from = on(Feature::ScalarTypes) ? kTypes[c_.below(3)] : ScalarType::U32;
-          return combine(expr(from, ctx, d), expr(from, ctx, d), kCmp[c_.below(kCmp.size())]);
+          const BinOp op = kCmp[c_.below(kCmp.size())];  // the operator, then the right operand, then the left
+          Typed rhs = expr(from, ctx, d);
+          Typed lhs = expr(from, ctx, d);
+          return combine(lhs, rhs, op);
         }
         case 1: {
           Typed x = expr(t, ctx, d);
           return {b_.un(UnOp::LogicalNot, x.e), x.pure};
         }
-        case 2: return combine(expr(t, ctx, d), expr(t, ctx, d), c_.chance(1, 2) ? BinOp::And : BinOp::Or);
+        case 2: {
+          const BinOp op = c_.chance(1, 2) ? BinOp::And : BinOp::Or;  // the operator, then right, then left
+          Typed rhs = expr(t, ctx, d);
+          Typed lhs = expr(t, ctx, d);
+          return combine(lhs, rhs, op);
+        }
         default: {
           Typed x = expr(ScalarType::U32, ctx, d);
           return {b_.cast(ScalarType::Bool, x.e), x.pure};

@@ -7,6 +7,15 @@
 // reference and draws all its decisions from `c`, in program order; the order of draws is part of
 // the generator's behaviour (recorded choices and saved corpus cases replay through it), so a
 // refactor must never reorder, add or drop a draw.
+//
+// Rule: every draw is sequenced; never two draws in one unsequenced expression. C++ leaves the
+// order of function arguments and of the operands of most operators (built-in `+ | <`, and every
+// ir::Builder operator on E) unspecified, and compilers differ (GCC and clang do), so two calls that
+// draw (c.below / word / chance / between, or a helper that draws: expr, literal, draw_element, ...)
+// in one such expression would decode a seed or a saved choice sequence to different cases. Draw
+// into named locals, one statement each, in the intended order. (`&&`, `||`, `?:`, the comma
+// operator, braced init-lists and separate declarators are sequenced left to right.) The same rule
+// holds for dag_generator.cpp.
 
 #include <algorithm>
 #include <array>

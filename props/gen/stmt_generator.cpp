@@ -154,7 +154,9 @@ void StmtGenerator::exchange_op(const Context& ctx, std::vector<S>& out) {
   result.segment = s_.segment;
   result.assignable = true;  // assigned below, so never re-executable across a fence
   out.push_back(b_.let(result.name, ex_.zero(sh.element)));
-  out.push_back(b_.store(sh.buf, ex_.own_workgroup_slot(c_.below(sh.slots)), ex_.expr(sh.element, ctx, 1).e));
+  const E value = ex_.expr(sh.element, ctx, 1).e;  // the value is drawn before the slot
+  const E slot = ex_.own_workgroup_slot(c_.below(sh.slots));
+  out.push_back(b_.store(sh.buf, slot, value));
   s_.workgroup_written = true;
   out.push_back(b_.barrier());
   Context inner = ctx;
