@@ -13,6 +13,9 @@ find_package(Z3 CONFIG QUIET)
 if(NOT TARGET z3::libz3)
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3>=4.8)
-  add_library(z3::libz3 ALIAS PkgConfig::Z3)
+  # An imported target of its own, not an ALIAS: the installed export set then names z3::libz3, which
+  # gridcheckConfig.cmake re-creates, instead of this build's PkgConfig::Z3.
+  add_library(z3::libz3 INTERFACE IMPORTED)
+  target_link_libraries(z3::libz3 INTERFACE PkgConfig::Z3)
 endif()
 find_package(benchmark CONFIG QUIET)

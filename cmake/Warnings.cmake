@@ -9,7 +9,9 @@ function(gridcheck_target_defaults target)
   if(GRIDCHECK_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
-  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+  # The repository root while building; <prefix>/include once installed (cmake/Install.cmake). The
+  # warning flags above stay PRIVATE, so a consumer of the installed package never inherits -Werror.
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<INSTALL_INTERFACE:include>)
 endfunction()
 
 # gridcheck_add_test_executable(name SOURCES... LIBS...): a GoogleTest executable whose tests are

@@ -104,7 +104,7 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
     return run;
   }
   const planner::PassSchedule schedule = rules.schedule(iterations);
-  std::unique_ptr<planner::Convergence> convergence = rules.convergence();
+  std::unique_ptr<planner::Convergence> convergence = planner::plan_convergence(rules, plan);
   convergence->start(live);
 
   for (std::uint32_t pass = 0; pass < schedule.passes; ++pass) {

@@ -129,7 +129,7 @@ struct Profile {
   DispatchRules dispatch;
   MegakernelPlanner megakernel;
   /// How a plan is made: compose_split_plan from the rules above, or a planner of its own that
-  /// answers with a whole plan (an external planner process, planner/external/). The dispatch loop
+  /// answers with a whole plan (an external planner process, planner/external_profile.hpp). The dispatch loop
   /// (`dispatch`) runs whatever plan this returns.
   WholePlanner plan = compose_split_plan;
 };

@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "planner/exact_convergence.hpp"
 #include "planner/segment_plan.hpp"
 #include "planner/split_errors.hpp"
 
@@ -15,6 +16,27 @@ const Bytes* SplitRun::output(std::string_view name) const {
 
 std::vector<std::string> split_input_names(const Profile& profile, const ir::Program& program) {
   return profile.table.input_names(program);
+}
+
+namespace {
+
+// `convergence: none`: every fixpoint run takes all of its passes.
+class NeverConverges final : public Convergence {
+ public:
+  void start(const LiveMap&) override {}
+  bool converged(const LiveMap&) override { return false; }
+};
+
+}  // namespace
+
+std::unique_ptr<Convergence> plan_convergence(const DispatchRules& rules, const SplitPlan& plan) {
+  switch (plan.convergence) {
+    case PlanConvergence::Profile: return rules.convergence();
+    case PlanConvergence::Fingerprint: return std::make_unique<FingerprintConvergence>();
+    case PlanConvergence::Exact: return std::make_unique<ExactConvergence>();
+    case PlanConvergence::None: return std::make_unique<NeverConverges>();
+  }
+  return rules.convergence();
 }
 
 namespace {
@@ -100,7 +122,7 @@ SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const
   const PassSchedule schedule = rules.schedule(*iterations);
 
   // Step 8: the whole-sequence loop.
-  std::unique_ptr<Convergence> convergence = rules.convergence();
+  std::unique_ptr<Convergence> convergence = plan_convergence(rules, plan);
   convergence->start(live);
   std::vector<Bytes> slots;
   std::vector<const Bytes*> segment_inputs;

@@ -72,6 +72,10 @@ SplitRun run_split_into(const Profile& profile, const ir::Program& program, std:
 SplitRun run_split(const Profile& profile, const ir::Program& program, std::span<const Bytes> inputs,
                    const RunConfig& config, Executor& executor, const RunOptions& options = {});
 
+/// The early-exit check of one run of `plan`: the plan's own choice (SplitPlan::convergence) when
+/// it makes one, else the profile's dispatch.convergence. Every dispatch loop (host, resident) uses it.
+std::unique_ptr<Convergence> plan_convergence(const DispatchRules& rules, const SplitPlan& plan);
+
 /// The dispatch loop over an existing plan (no routing check: the plan is run even if it has one
 /// segment). For harnesses that plan once and run many inputs.
 SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const SplitPlan& plan,

@@ -115,4 +115,36 @@ ir::Diagnostic unsplit_launch_failed(const LaunchError& error) {
   return d;
 }
 
+ir::Diagnostic planner_process(std::string_view code, std::string message) {
+  GC_ASSERT(code.size() == 4 && code >= "S300" && code <= "S310");
+  ir::Diagnostic d;
+  d.code = std::string(code);
+  d.message = std::move(message);
+  return d;
+}
+
 }  // namespace gridcheck::planner::split_error
+
+namespace gridcheck::planner {
+
+bool is_planner_process_error(const ir::Diagnostic& d) {
+  return d.code.size() == 4 && d.code >= "S300" && d.code <= "S310";
+}
+
+bool is_refusal(const ir::Diagnostic& d) {
+  if (d.code == "S000" || d.code.starts_with("SR")) return true;
+  for (const ir::Diagnostic& note : d.notes)
+    if (note.code == "S000") return true;
+  return false;
+}
+
+ir::Diagnostic refused_by_planner(std::string code, std::string message, std::string_view planner) {
+  ir::Diagnostic d;
+  d.code = std::move(code);
+  d.message = std::move(message);
+  d.notes.push_back(ir::Diagnostic{ir::Severity::Note, "S000", "", {},
+                                   fmt::format("refused by the external planner `{}` before running", planner), {}});
+  return d;
+}
+
+}  // namespace gridcheck::planner

@@ -10,6 +10,7 @@
 //   S013  the launch grid cannot be resolved (sound: the reference grid of the whole program)
 //   S101..S105  megakernel planner errors (megakernel_barrier.hpp)
 //   S200        profile registration (profile.hpp register_profile)
+//   S300..S310  an external planner process and its plans (docs/plan-protocol.md, plan_protocol.hpp)
 //
 // Each message is one lower-case sentence; the "Fix: ..." advice of vyre's message is a note.
 
@@ -44,5 +45,31 @@ ir::Diagnostic segment_still_has_fence(std::size_t segment, std::size_t segment_
 ir::Diagnostic grid_unresolved(const ir::Diagnostic& cause);
 /// S011 for the unsplit dispatch of a fence-free program (the error passes through unchanged).
 ir::Diagnostic unsplit_launch_failed(const LaunchError& error);
+
+/// S300..S310 (docs/plan-protocol.md "What gridcheck checks in a plan"): an external planner failed
+/// or answered with a plan that does not hold. `code` must be one of them; `message` names the
+/// case, the planner and the segment.
+ir::Diagnostic planner_process(std::string_view code, std::string message);
+
+}  // namespace gridcheck::planner::split_error
+
+namespace gridcheck::planner {
+
+/// True for S300..S310: the external planner process failed on a case (verdict `error`, detail
+/// `planner-process`; never a divergence blamed on the split).
+bool is_planner_process_error(const ir::Diagnostic& d);
+
+/// True when `d` refuses a program before anything runs (verdict `refused`, not a divergence):
+/// S000, the sound profile's SR codes, and an external planner's `refused` answer (its own code,
+/// marked by a note with code S000, see refused_by_planner).
+bool is_refusal(const ir::Diagnostic& d);
+
+/// An external planner's `refused` answer as a diagnostic: the planner's `code` and `message`, with
+/// a note (code S000) naming the planner, so that is_refusal recognises it.
+ir::Diagnostic refused_by_planner(std::string code, std::string message, std::string_view planner);
+
+}  // namespace gridcheck::planner
+
+namespace gridcheck::planner::split_error {
 
 }  // namespace gridcheck::planner::split_error

@@ -42,6 +42,14 @@ struct ScratchBuffer {
   std::string purpose;  ///< one phrase for plans ("u32 locals live across a fence, 2 slots")
 };
 
+/// How a plan's fixpoint loop stops early when the plan chooses (an external planner's
+/// `dispatch.convergence`, docs/plan-protocol.md); Profile = the profile's dispatch.convergence.
+enum class PlanConvergence : std::uint8_t { Profile, Fingerprint, Exact, None };
+/// The grid of each launch without a caller grid when the plan chooses (`dispatch.grid`):
+/// PerSegment = inferred from each segment (vyre 0.7.2, docs/vyre-0.7.2.md#g1), WholeProgram = the
+/// reference grid of the source; Profile = the profile's own rule.
+enum class PlanGrid : std::uint8_t { Profile, PerSegment, WholeProgram };
+
 struct SplitPlan {
   std::string profile;
   bool contains_fence = false;     ///< docs/vyre-0.7.2.md §6.2: whether a dispatch routes through the split at all
@@ -50,6 +58,8 @@ struct SplitPlan {
   std::vector<std::string> caller_inputs;  ///< the caller's input buffers, in the order passed
   std::vector<std::string> final_outputs;  ///< the final outputs, in the order returned
   std::vector<ScratchBuffer> scratch;      ///< planner-added buffers (never under vyre-0.7.2)
+  PlanConvergence convergence = PlanConvergence::Profile;  ///< built-in profiles: Profile
+  PlanGrid grid = PlanGrid::Profile;                       ///< built-in profiles: Profile
 };
 
 }  // namespace gridcheck::planner

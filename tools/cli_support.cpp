@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
 #include <filesystem>
 #include <set>
 
@@ -12,6 +15,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/literal.hpp"
 #include "ir/text/parser.hpp"
+#include "planner/external_profile.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "tools/exit_codes.hpp"
 
@@ -117,6 +121,58 @@ void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
       ->check(CLI::IsMember({"host", "resident", "both"}));
   cmd->add_flag("--validation", args.validation, "enable Vulkan validation and synchronization validation layers");
   cmd->add_option("--dump-glsl", args.dump_glsl, "write every lowered GLSL shader to this directory");
+}
+
+void add_planner_options(CLI::App* cmd, PlannerArgs& args) {
+  cmd->add_option("--planner-cmd", args.command,
+                  "run plans from an external planner: CMD (run by /bin/sh -c) speaks gridcheck-plan/1 on "
+                  "stdin/stdout (docs/plan-protocol.md); its profile `external` is then the one used, unless "
+                  "--profile names others too");
+  cmd->add_option("--planner-name", args.name, "with --planner-cmd: name the profile `external:NAME`");
+  cmd->add_option("--planner-timeout", args.timeout_seconds,
+                  "with --planner-cmd: seconds to wait for each answer before the planner is killed (S302; default 10)")
+      ->check(CLI::PositiveNumber);
+}
+
+namespace {
+
+std::shared_ptr<planner::PlannerProcess>& external_process() {
+  static std::shared_ptr<planner::PlannerProcess> process;
+  return process;
+}
+
+}  // namespace
+
+bool apply_planner(const PlannerArgs& args, std::vector<std::string>& profile_names, const char* command) {
+  if (args.command.empty()) {
+    if (!args.name.empty()) {
+      std::fprintf(stderr, "gridcheck %s: --planner-name needs --planner-cmd\n", command);
+      return false;
+    }
+    return true;
+  }
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  const std::string name = planner::external_profile_name(args.name);
+  if (planner::find_profile(name) == nullptr) {
+    const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(args.timeout_seconds * 1000)));
+    planner::ExternalPlanner external = planner::make_external_profile(args.command, args.name, timeout);
+    const ir::Result<const planner::Profile*> registered = planner::register_profile(std::move(external.profile));
+    if (!registered) {
+      std::fprintf(stderr, "gridcheck %s: %s\n", command, ir::render(registered.diagnostics()).c_str());
+      return false;
+    }
+    external_process() = external.process;
+    std::atexit([] {
+      if (external_process()) external_process()->shutdown();
+    });
+    if (std::optional<ir::Diagnostic> error = external.process->ensure_started()) {
+      std::fprintf(stderr, "gridcheck %s: %s", command, ir::render(*error).c_str());
+      return false;
+    }
+  }
+  if (std::find(profile_names.begin(), profile_names.end(), name) == profile_names.end()) profile_names.push_back(name);
+  return true;
 }
 
 bool case_expects_gpu(const ir::Case& c) {

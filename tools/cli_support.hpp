@@ -41,6 +41,22 @@ bool resolve_profiles(const std::vector<std::string>& names, std::vector<const p
 /// The profiles a case's expectations mention (for replay); the default profile when none.
 std::vector<const planner::Profile*> profiles_of_case(const ir::Case& c);
 
+/// The external planner (docs/plan-protocol.md): `--planner-cmd CMD`, `--planner-name NAME`,
+/// `--planner-timeout SECONDS`, the same on every command that plans.
+struct PlannerArgs {
+  std::string command;
+  std::string name;
+  double timeout_seconds = 10;
+};
+void add_planner_options(CLI::App* cmd, PlannerArgs& args);
+
+/// With --planner-cmd: registers the profile `external` (or `external:NAME`), starts the planner
+/// and checks its handshake, and makes the profile the one `profile_names` selects (alone when it
+/// names none, else added to them). Once per process; the planner is shut down at exit. Returns
+/// false after printing the reason to stderr (the caller exits 2): bad options, a planner that
+/// cannot be started or speaks another protocol (S300-S304). Without --planner-cmd: true, nothing done.
+bool apply_planner(const PlannerArgs& args, std::vector<std::string>& profile_names, const char* command);
+
 /// "u32[4] = [1, 2, 3, 4]" (long buffers are elided in the middle).
 std::string format_buffer(ir::ScalarType element, const std::vector<std::uint8_t>& bytes, std::size_t max_values = 32);
 

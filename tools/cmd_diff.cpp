@@ -1,4 +1,4 @@
-// `gridcheck diff FILE [--profile P|all]... [--json]`: runs one case through R, H-cpu (and H-gpu when
+// `gridcheck diff FILE [--profile P|all]... [--planner-cmd CMD] [--json]`: runs one case through R, H-cpu (and H-gpu when
 // asked) under the default profile (as `run --split` and `fuzz`), or the named ones, and prints the comparison and the first divergence for a person
 // (Amber style: `N values differed, first difference at byte i: a != b`).
 // Exit 0 when every split matches R (or refuses), 1 on a divergence, 2 on bad input or a case R
@@ -21,6 +21,7 @@ struct DiffArgs {
   std::vector<std::string> profiles;
   bool json = false;
   BackendArgs backend;
+  PlannerArgs planner;
 };
 
 int run_diff(const DiffArgs& args) {
@@ -28,7 +29,9 @@ int run_diff(const DiffArgs& args) {
   if (!loaded) return kExitBadInput;
   props::OracleOptions options;
   std::string error;
-  if (!resolve_profiles(args.profiles, options.profiles, error)) {
+  std::vector<std::string> profiles = args.profiles;
+  if (!apply_planner(args.planner, profiles, "diff")) return kExitBadInput;
+  if (!resolve_profiles(profiles, options.profiles, error)) {
     std::fprintf(stderr, "gridcheck diff: %s\n", error.c_str());
     return kExitBadInput;
   }
@@ -52,6 +55,7 @@ void register_diff(CLI::App& root, int& exit_code) {
                               planner::default_profile().name));
   cmd->add_flag("--json", args->json, "print one JSON object to stdout");
   add_backend_options(cmd, args->backend, /*allow_auto=*/false);
+  add_planner_options(cmd, args->planner);
   cmd->callback([args, &exit_code] { exit_code = run_diff(*args); });
 }
 

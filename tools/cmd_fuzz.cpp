@@ -52,6 +52,7 @@ struct FuzzArgs {
   bool json = false;
   std::string command;
   BackendArgs backend;
+  PlannerArgs planner;
 };
 
 bool parse_shard(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
@@ -89,7 +90,9 @@ int run_fuzz(const FuzzArgs& args) {
   }
   options.generator.allowed = *features;
   std::string error;
-  if (!resolve_profiles(args.profiles, options.oracle.profiles, error)) {
+  std::vector<std::string> profiles = args.profiles;
+  if (!apply_planner(args.planner, profiles, "fuzz")) return kExitBadInput;
+  if (!resolve_profiles(profiles, options.oracle.profiles, error)) {
     std::fprintf(stderr, "gridcheck fuzz: %s\n", error.c_str());
     return kExitBadInput;
   }
@@ -108,6 +111,10 @@ int run_fuzz(const FuzzArgs& args) {
       "gridcheck fuzz --seed {} --features {} --max-divergence-features {} --profile {} --backend {} --shard {}/{}{}",
       options.seed, args.features, options.generator.max_divergence_features, profile_list, args.backend.backend,
       options.shard_index, options.shard_count, args.out.empty() ? "" : " --out " + args.out);
+  if (!args.planner.command.empty())
+    options.command += fmt::format(" --planner-cmd '{}'{} --planner-timeout {}", args.planner.command,
+                                   args.planner.name.empty() ? "" : " --planner-name " + args.planner.name,
+                                   args.planner.timeout_seconds);
   // --target dag [--mutant M]: the first profile's megakernel rule (or its mutant) fuses the DAGs.
   std::optional<planner::Profile> mutant;
   if (args.target != "program" && args.target != "dag") {
@@ -232,6 +239,7 @@ void register_fuzz(CLI::App& root, int& exit_code) {
   cmd->add_option("--seed", args->seed, "campaign seed (default: time and pid; always printed)")
       ->each([args](const std::string&) { args->seed_given = true; });
   cmd->add_option("--profile", args->profiles, "planner profile(s) under test (default sound; 'all')");
+  add_planner_options(cmd, args->planner);
   cmd->add_option("--features", args->features,
                   "generator features that may be switched on: comma-separated names, or all (default), benign, "
                   "divergence");

@@ -25,6 +25,7 @@ struct ReduceArgs {
   std::string file;
   std::string out;
   std::vector<std::string> profiles;
+  PlannerArgs planner;
   std::uint32_t max_attempts = 20000;
   bool quiet = false;
 };
@@ -44,9 +45,11 @@ int run_reduce(const ReduceArgs& args) {
   options.locate_first_divergence = false;
   options.fuel = std::uint64_t{1} << 24;
   std::string error;
-  if (args.profiles.empty()) {
+  std::vector<std::string> profiles = args.profiles;
+  if (!apply_planner(args.planner, profiles, "reduce")) return kExitBadInput;
+  if (profiles.empty()) {
     options.profiles = profiles_of_case(loaded->test_case);
-  } else if (!resolve_profiles(args.profiles, options.profiles, error)) {
+  } else if (!resolve_profiles(profiles, options.profiles, error)) {
     std::fprintf(stderr, "gridcheck reduce: %s\n", error.c_str());
     return kExitBadInput;
   }
@@ -105,6 +108,7 @@ void register_reduce(CLI::App& root, int& exit_code) {
   cmd->add_option("file", args->file, "case file (.gc)")->required();
   cmd->add_option("-o,--output", args->out, "write the reduced case here instead of stdout");
   cmd->add_option("--profile", args->profiles, "planner profile(s) whose verdicts must be kept (default: the case's)");
+  add_planner_options(cmd, args->planner);
   cmd->add_option("--max-attempts", args->max_attempts, "oracle runs before giving up (default 20000)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
   cmd->callback([args, &exit_code] { exit_code = run_reduce(*args); });

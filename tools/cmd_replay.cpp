@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -29,6 +30,7 @@ struct ReplayArgs {
   bool update = false;
   bool quiet = false;
   BackendArgs backend{"auto"};
+  PlannerArgs planner;
 };
 
 struct CaseOutcome {
@@ -70,6 +72,16 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
   } else {
     for (const props::ExpectationFailure& f : props::check_expectations(c, report))
       outcome.failures.push_back(f.loc.known() ? fmt::format("{}:{}: {}", f.loc.line, f.loc.col, f.message) : f.message);
+    // An external planner (--planner-cmd) the case records nothing for is judged against R itself.
+    for (const props::OracleOutcome& s : report.outcomes) {
+      if (!s.profile.starts_with("external") || (s.verdict != ir::Verdict::Diverge && s.verdict != ir::Verdict::Error))
+        continue;
+      const bool recorded = std::any_of(c.expectations.begin(), c.expectations.end(),
+                                        [&](const ir::Expectation& e) { return e.profile == s.profile; });
+      if (!recorded)
+        outcome.failures.push_back(fmt::format("{} {}: {} {}: {}", s.oracle, s.profile, ir::name_of(s.verdict),
+                                               s.detail, s.message));
+    }
   }
   outcome.passed = outcome.failures.empty();
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -114,7 +126,9 @@ bool write_junit(const std::string& path, const std::vector<CaseOutcome>& outcom
   return ir::write_file_atomically(path, xml);
 }
 
-int run_replay(const ReplayArgs& args) {
+int run_replay(const ReplayArgs& given) {
+  ReplayArgs args = given;
+  if (!apply_planner(given.planner, args.profiles, "replay")) return kExitBadInput;
   std::string error;
   if (!args.profiles.empty()) {
     std::vector<const planner::Profile*> check;
@@ -173,6 +187,7 @@ void register_replay(CLI::App& root, int& exit_code) {
                 "record the current verdicts and R outputs into each case instead of checking them");
   cmd->add_flag("-q,--quiet", args->quiet, "print only failing cases and the summary");
   add_backend_options(cmd, args->backend, /*allow_auto=*/true);
+  add_planner_options(cmd, args->planner);
   cmd->callback([args, &exit_code] { exit_code = run_replay(*args); });
 }
 

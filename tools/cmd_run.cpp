@@ -36,6 +36,7 @@ struct RunArgs {
   bool json = false;
   std::string split;                  ///< "", "cpu", "gpu" or "both": also run the split and compare with R
   std::vector<std::string> profiles;  ///< for --split
+  PlannerArgs planner;                ///< for --split
   BackendArgs backend;                ///< device options for --split gpu
 };
 
@@ -239,7 +240,9 @@ int run_split_file(const RunArgs& args) {
   if (!loaded) return kExitBadInput;
   props::OracleOptions options;
   std::string error;
-  if (!resolve_profiles(args.profiles, options.profiles, error)) {
+  std::vector<std::string> profiles = args.profiles;
+  if (!apply_planner(args.planner, profiles, "run")) return kExitBadInput;
+  if (!resolve_profiles(profiles, options.profiles, error)) {
     std::fprintf(stderr, "gridcheck run: %s\n", error.c_str());
     return kExitBadInput;
   }
@@ -299,6 +302,7 @@ void register_run(CLI::App& root, int& exit_code) {
                   "verdict match or diverge with the first differing buffer and byte (exit 1 on diverge)")
       ->check(CLI::IsMember({"cpu", "gpu", "both"}));
   cmd->add_option("--profile", args->profiles, "planner profile(s) for --split (default sound; 'all')");
+  add_planner_options(cmd, args->planner);
   cmd->add_option("--device", args->backend.device, "Vulkan device for --split gpu (index or name)");
   cmd->add_option("--mode", args->backend.mode, "H-gpu split mode: host, resident, or both (default)")
       ->check(CLI::IsMember({"host", "resident", "both"}));

@@ -146,6 +146,9 @@ class Campaign {
   std::string pattern(const ir::Case& c, const CaseReport& report) const {
     if (options_.target.pattern) return options_.target.pattern(c, report);
     const OracleOutcome* failing = first_failing_split(report);
+    // An external planner's failure: its diagnostic code (S301 crash, S305 bad segment, ...).
+    if (failing != nullptr && failing->detail == "planner-process" && failing->failure)
+      return failing->failure->diagnostic.code;
     const std::string buffer = failing != nullptr && failing->divergence ? failing->divergence->final_diff.buffer : "";
     return buffer.empty() ? "-" : role_pattern(c, buffer);
   }
@@ -162,7 +165,9 @@ class Campaign {
     // roles of the differing buffer) was already shrunk a few times is a duplicate. (More than once:
     // an unshrunk case can hold several classes and shrink to only one of them.)
     {
-      const std::string pre = fmt::format("{}/{}/{}", blame, join_classes(classes(original)), pattern(original, first));
+      const std::string pre = fmt::format("{}/{}/{}", blame,
+                                          blame == "planner-process" ? blame : join_classes(classes(original)),
+                                          pattern(original, first));
       std::lock_guard lock(mutex_);
       if (++unshrunk_signatures_[pre] > kShrinksPerUnshrunkSignature) {
         ++verdicts_["duplicate"];
@@ -176,7 +181,10 @@ class Campaign {
     failure(shrunk, report);
     const OracleOutcome* failing = first_failing_split(report);
     f.message = failing != nullptr ? failing->message : report.reference_detail;
-    f.divergence_class = blame == "generator" ? "invalid-" + report.reference_detail : join_classes(classes(shrunk));
+    // A planner process failure is not a split class: one finding per diagnostic code (the pattern).
+    f.divergence_class = blame == "generator"         ? "invalid-" + report.reference_detail
+                         : blame == "planner-process" ? std::string("planner-process")
+                                                      : join_classes(classes(shrunk));
     f.role_pattern = pattern(shrunk, report);
     f.signature = fmt::format("{}/{}/{}", f.blame, f.divergence_class, f.role_pattern);
     record_expectations(shrunk, report);  // what replaying the saved case checks
@@ -333,7 +341,10 @@ std::optional<std::string> case_failure(const ir::Case& c, const OracleOptions& 
   report = evaluate_case(c, quick);
   if (report.reference_verdict == ir::Verdict::Invalid) return std::string("generator");
   if (const OracleOutcome* s = first_failing_split(report)) {
-    std::string blame = s->verdict == ir::Verdict::Error ? std::string("backend") : s->detail;
+    // An external planner process failing (detail planner-process) is a finding of its own.
+    std::string blame = s->verdict != ir::Verdict::Error ? s->detail
+                        : s->detail == "planner-process" ? std::string("planner-process")
+                                                         : std::string("backend");
     if (options.locate_first_divergence) report = evaluate_case(c, options);
     return blame;
   }

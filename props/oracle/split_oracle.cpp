@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/external_profile.hpp"
+#include "planner/split_errors.hpp"
 #include "props/oracle/byte_compare.hpp"
 #include "props/oracle/case_bytes.hpp"
 #include "props/oracle/first_divergence.hpp"
@@ -23,6 +25,7 @@ class SplitEvaluation {
       : c_(c), options_(options), report_(report) {}
 
   void run() {
+    const planner::PlanCaseScope case_scope(c_.name);  // an external planner's request names the case
     if (report_.reference_verdict == ir::Verdict::Invalid) {
       for_each_profile([&](const planner::Profile& profile) {
         if (options_.cpu) report_.outcomes.push_back(invalid_outcome("H-cpu", profile));
@@ -122,10 +125,16 @@ class SplitEvaluation {
     if (!run.ok()) {
       s.failure = run.failure;
       const ir::Diagnostic& d = run.failure->diagnostic;
-      if (d.code == "S000" || d.code.rfind("SR", 0) == 0) {  // a profile's refusal before running
+      if (planner::is_refusal(d)) {  // a profile's (or an external planner's) refusal before running
         s.verdict = ir::Verdict::Refused;
         s.detail = d.code;
         s.message = d.message;
+        return s;
+      }
+      if (planner::is_planner_process_error(d)) {  // S300-S310: never blamed on the split
+        s.verdict = ir::Verdict::Error;
+        s.detail = "planner-process";
+        s.message = fmt::format("{} [{}]", d.message, d.code);
         return s;
       }
       const auto& le = run.failure->launch_error;
