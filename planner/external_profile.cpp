@@ -1,7 +1,12 @@
 #include "planner/external_profile.hpp"
 
 #include <atomic>
+#include <list>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
+
+#include "ir/text/printer.hpp"
 
 #include "planner/plan_protocol.hpp"
 #include "planner/sound_profile.hpp"
@@ -17,9 +22,42 @@ std::uint64_t next_request_id() {
   return next.fetch_add(1);
 }
 
-ir::Result<SplitPlan> plan_externally(PlannerProcess& process, const Profile& self, const ir::Program& source) {
+/// The last plans the planner gave, by the program's printed text: an oracle plans one program
+/// several times (the split run, then the first-divergence re-run), and shrinking revisits
+/// programs. Only checked `ok` plans are kept; refusals and failures name their case and are asked again.
+class PlanCache {
+ public:
+  std::optional<SplitPlan> find(const std::string& program) {
+    std::lock_guard lock(mutex_);
+    const auto it = index_.find(program);
+    if (it == index_.end()) return std::nullopt;
+    order_.splice(order_.begin(), order_, it->second);
+    return it->second->second;
+  }
+  void add(const std::string& program, const SplitPlan& plan) {
+    std::lock_guard lock(mutex_);
+    if (index_.contains(program)) return;
+    order_.emplace_front(program, plan);
+    index_.emplace(program, order_.begin());
+    if (order_.size() > kCapacity) {
+      index_.erase(order_.back().first);
+      order_.pop_back();
+    }
+  }
+
+ private:
+  static constexpr std::size_t kCapacity = 256;
+  std::mutex mutex_;
+  std::list<std::pair<std::string, SplitPlan>> order_;
+  std::unordered_map<std::string, std::list<std::pair<std::string, SplitPlan>>::iterator> index_;
+};
+
+ir::Result<SplitPlan> plan_externally(PlannerProcess& process, PlanCache& cache, const Profile& self,
+                                      const ir::Program& source) {
   // Routing: a program without a fence is never sent (its one-segment plan is vyre 0.7.2's).
   if (!contains_grid_sync(source)) return compose_split_plan(self, source);
+  const std::string program = ir::print(source);
+  if (std::optional<SplitPlan> cached = cache.find(program)) return std::move(*cached);
   const std::string& case_name = current_plan_case();
   const std::uint64_t id = next_request_id();
   ir::Result<std::string> answer = process.exchange(plan_protocol::plan_request(id, case_name, source), case_name);
@@ -28,6 +66,7 @@ ir::Result<SplitPlan> plan_externally(PlannerProcess& process, const Profile& se
   ir::Result<SplitPlan> plan = plan_protocol::decode_plan_response(
       *answer, id, source, plan_protocol::Subject{self.name, case_name}, stream_broken);
   if (stream_broken) process.restart();
+  if (plan.ok()) cache.add(program, plan.value());
   return plan;
 }
 
@@ -52,8 +91,9 @@ ExternalPlanner make_external_profile(std::string command, std::string_view name
   out.profile.description = "an external planner process: `" + command + "` (docs/plan-protocol.md)";
   out.process = std::make_shared<PlannerProcess>(std::move(command), out.profile.name, timeout, std::move(sink));
   std::shared_ptr<PlannerProcess> process = out.process;
-  out.profile.plan = [process](const Profile& self, const ir::Program& source) {
-    return plan_externally(*process, self, source);
+  auto cache = std::make_shared<PlanCache>();
+  out.profile.plan = [process, cache](const Profile& self, const ir::Program& source) {
+    return plan_externally(*process, *cache, self, source);
   };
   out.profile.dispatch.prepare_launches = prepare_plan_grid;
   return out;

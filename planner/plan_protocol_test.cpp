@@ -37,6 +37,19 @@ kernel {
 }
 )";
 
+constexpr const char* kProgramWithAThirdStore = R"(workgroup_size 1 1 1
+
+buffer src: u32[4] read binding 0
+buffer out: u32[4] read_write binding 1 output
+
+kernel {
+  out[0] = src[0] + 1
+  grid_sync
+  out[1] = out[0] * 2
+  out[2] = 3
+}
+)";
+
 std::string fake(std::string_view mode) {
   return std::string("python3 ") + GRIDCHECK_SOURCE_DIR + "/planner/testing/fake_planner.py " + std::string(mode);
 }
@@ -275,6 +288,18 @@ TEST(PlanProtocol_Process, ConcurrentPlansAreSerialised) {
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(ok.load(), 20);
   EXPECT_EQ(e.process->starts(), 1u);
+}
+
+TEST(PlanProtocol_Process, AnAcceptedPlanIsNotAskedForTwice) {
+  // The planner answers once and exits on its second request: the same program again is planned
+  // from the cache (an oracle plans a case twice to locate the first divergence; shrinking revisits),
+  // another program reaches the dead planner.
+  ExternalPlanner e = external("once");
+  const ir::Program program = testing::parse(kProgram);
+  ASSERT_TRUE(plan_split(e.profile, program));
+  ASSERT_TRUE(plan_split(e.profile, testing::parse(kProgram)));
+  const ir::Program other = testing::parse(kProgramWithAThirdStore);
+  EXPECT_EQ(plan_failure(e, other).code, "S301");
 }
 
 TEST(PlanProtocol_Process, AProgramWithoutAFenceNeverReachesThePlanner) {

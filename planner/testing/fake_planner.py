@@ -12,6 +12,7 @@ Usage: fake_planner.py MODE [ARG]. It answers the handshake, then each plan requ
   crash          killed by SIGSEGV on the first plan request
   crash-once     ARG is a marker file: crash if it does not exist (creating it), else good
   exit-early     exits with status 3 on the first plan request, without answering
+  once           good for the first plan request, then exits with status 4 on the next one
   hang           never answers a plan request
   garbage        answers a line that is not JSON
   wrong-id       answers with another id
@@ -120,6 +121,7 @@ def answer(obj):
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "good"
     arg = sys.argv[2] if len(sys.argv) > 2 else ""
+    plans = 0
     for line in sys.stdin:
         request = json.loads(line)
         if request["type"] == "hello":
@@ -127,6 +129,9 @@ def main():
             answer({"type": "hello", "protocol": protocol, "planner": "fake-" + mode, "version": "1"})
             continue
         rid = request["id"]
+        plans += 1
+        if mode == "once" and plans > 1:
+            sys.exit(4)
         if mode == "crash-once":
             if not os.path.exists(arg):
                 open(arg, "w").close()
