@@ -47,7 +47,7 @@ std::string outcome_of(const planner::SplitRun& run) {
 
 TEST(ExternalPlanner_Agreement, VyreSeedAdapterEqualsTheBuiltInVyreProfileOnGeneratedCases) {
   const std::filesystem::path adapter = std::filesystem::path(GRIDCHECK_SOURCE_DIR) / "adapters/vyre_seed/plan.py";
-  if (!std::filesystem::exists(adapter)) GTEST_SKIP() << "missing " << adapter.string() << " (the external planner under test)";
+  ASSERT_TRUE(std::filesystem::exists(adapter)) << "missing " << adapter.string() << " (the external planner under test)";
   planner::ExternalPlanner external =
       planner::make_external_profile("python3 " + adapter.string(), "vyre-seed", std::chrono::seconds(30));
   const planner::Profile& builtin = planner::vyre_0_7_2();
