@@ -31,6 +31,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
 #include "props/gen/case_generator.hpp"
+#include "props/gen/choice_rapidcheck.hpp"
 #include "props/gen/choice_source.hpp"
 #include "props/gen/features.hpp"
 
@@ -43,20 +44,8 @@ inline void showValue(const GeneratedCase& g, std::ostream& os) {
 
 /// Generated cases under `config`, shrinking through the choice stream.
 inline rc::Gen<GeneratedCase> gen_case(GeneratorConfig config = {}) {
-  return rc::Gen<GeneratedCase>([config](const rc::Random& random, int) {
-    rc::Random r = random;
-    ChoiceSource source = ChoiceSource::random(r.next());
-    (void)generate_case(source, config);
-    auto shrinks = [](const std::vector<std::uint32_t>& v) {
-      return rc::seq::concat(rc::shrink::removeChunks(v), rc::shrink::eachElement(v, [](std::uint32_t x) {
-                               return rc::shrink::towards<std::uint32_t>(x, 0);
-                             }));
-    };
-    return rc::shrinkable::map(rc::shrinkable::shrinkRecur(source.recorded(), shrinks),
-                               [config](const std::vector<std::uint32_t>& choices) {
-                                 ChoiceSource replay = ChoiceSource::replay(choices);
-                                 return generate_case(replay, config);
-                               });
+  return gen_from_choices([config](ChoiceSource& source, const std::vector<std::uint32_t>&) {
+    return generate_case(source, config);
   });
 }
 

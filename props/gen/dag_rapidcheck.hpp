@@ -1,9 +1,7 @@
 #pragma once
-// RapidCheck generator for wave DAGs (header-only: only tests link RapidCheck). A DAG is drawn
-// from ChoiceSource::random with a RapidCheck-supplied seed; the recorded choice vector is what
-// RapidCheck shrinks (remove chunks, lower single choices towards 0, as props/choice_shrinker
-// does), each candidate decoded again through ChoiceSource::replay. Every candidate decodes to a
-// valid, acyclic, race-free DAG (props/dag_generator.hpp), so shrinking never leaves the domain.
+// RapidCheck generator for wave DAGs (header-only: only tests link RapidCheck), shrinking through
+// the choice stream (choice_rapidcheck.hpp). Every candidate decodes to a valid, acyclic,
+// race-free DAG (props/gen/dag_generator.hpp), so shrinking never leaves the domain.
 //
 //   RC_GTEST_PROP(Props_Dag, Something, ()) {
 //     const props::GeneratedDag g = *props::gen_dag();
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "ir/text/printer.hpp"
+#include "props/gen/choice_rapidcheck.hpp"
 #include "props/gen/dag_generator.hpp"
 
 namespace gridcheck::props {
@@ -35,20 +34,8 @@ inline void showValue(const GeneratedDag& g, std::ostream& os) {
 }
 
 inline rc::Gen<GeneratedDag> gen_dag(DagConfig config = {}) {
-  return rc::Gen<GeneratedDag>([config](const rc::Random& random, int) {
-    rc::Random r = random;
-    ChoiceSource source = ChoiceSource::random(r.next());
-    (void)generate_dag(source, config);
-    auto shrinks = [](const std::vector<std::uint32_t>& v) {
-      return rc::seq::concat(rc::shrink::removeChunks(v), rc::shrink::eachElement(v, [](std::uint32_t x) {
-                               return rc::shrink::towards<std::uint32_t>(x, 0);
-                             }));
-    };
-    return rc::shrinkable::map(rc::shrinkable::shrinkRecur(source.recorded(), shrinks),
-                               [config](const std::vector<std::uint32_t>& choices) {
-                                 ChoiceSource replay = ChoiceSource::replay(choices);
-                                 return GeneratedDag{choices, generate_dag(replay, config)};
-                               });
+  return gen_from_choices([config](ChoiceSource& source, const std::vector<std::uint32_t>& choices) {
+    return GeneratedDag{choices, generate_dag(source, config)};
   });
 }
 

@@ -154,8 +154,10 @@ Typed ExprGenerator::leaf(ScalarType t, const Context& ctx) {
   }
 }
 
-Typed ExprGenerator::combine(Typed a, Typed b_typed, BinOp op) {
-  return {b_.bin(op, a.e, b_typed.e), a.pure && b_typed.pure};
+Typed ExprGenerator::binary(BinOp op, ScalarType operands, const Context& ctx, std::uint32_t depth) {
+  Typed rhs = expr(operands, ctx, depth);  // the right operand is drawn before the left
+  Typed lhs = expr(operands, ctx, depth);
+  return {b_.bin(op, lhs.e, rhs.e), lhs.pure && rhs.pure};
 }
 
 Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth) {
@@ -180,13 +182,7 @@ Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth)
           return {b_.cast(ScalarType::U32, x.e), x.pure};
         }
         case 2: return select(t, ctx, d);
-        default: {
-          // The operator is drawn first, then the right operand, then the left.
-          const BinOp op = kOps[c_.below(kOps.size())];
-          Typed rhs = expr(t, ctx, d);
-          Typed lhs = expr(t, ctx, d);
-          return combine(lhs, rhs, op);
-        }
+        default: return binary(kOps[c_.below(kOps.size())], t, ctx, d);  // the operator first
       }
     }
     case ScalarType::I32: {
@@ -209,13 +205,7 @@ Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth)
           return {b_.cast(ScalarType::I32, x.e), x.pure};
         }
         case 3: return select(t, ctx, d);
-        default: {
-          // The operator is drawn first, then the right operand, then the left.
-          const BinOp op = kOps[c_.below(kOps.size())];
-          Typed rhs = expr(t, ctx, d);
-          Typed lhs = expr(t, ctx, d);
-          return combine(lhs, rhs, op);
-        }
+        default: return binary(kOps[c_.below(kOps.size())], t, ctx, d);  // the operator first
       }
     }
     case ScalarType::F32: {
@@ -236,13 +226,7 @@ Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth)
           return {b_.cast(ScalarType::F32, x.e), x.pure};
         }
         case 3: return select(t, ctx, d);
-        default: {
-          // The operator is drawn first, then the right operand, then the left.
-          const BinOp op = kOps[c_.below(kOps.size())];
-          Typed rhs = expr(t, ctx, d);
-          Typed lhs = expr(t, ctx, d);
-          return combine(lhs, rhs, op);
-        }
+        default: return binary(kOps[c_.below(kOps.size())], t, ctx, d);  // the operator first
       }
     }
     case ScalarType::Bool: {
@@ -250,20 +234,14 @@ Typed ExprGenerator::expr(ScalarType t, const Context& ctx, std::uint32_t depth)
       switch (c_.below(4)) {
         case 0: {
           const ScalarType from = on(Feature::ScalarTypes) ? kTypes[c_.below(3)] : ScalarType::U32;
-          const BinOp op = kCmp[c_.below(kCmp.size())];  // the operator, then the right operand, then the left
-          Typed rhs = expr(from, ctx, d);
-          Typed lhs = expr(from, ctx, d);
-          return combine(lhs, rhs, op);
+          return binary(kCmp[c_.below(kCmp.size())], from, ctx, d);  // the operator first
         }
         case 1: {
           Typed x = expr(t, ctx, d);
           return {b_.un(UnOp::LogicalNot, x.e), x.pure};
         }
         case 2: {
-          const BinOp op = c_.chance(1, 2) ? BinOp::And : BinOp::Or;  // the operator, then right, then left
-          Typed rhs = expr(t, ctx, d);
-          Typed lhs = expr(t, ctx, d);
-          return combine(lhs, rhs, op);
+          return binary(c_.chance(1, 2) ? BinOp::And : BinOp::Or, t, ctx, d);  // the operator first
         }
         default: {
           Typed x = expr(ScalarType::U32, ctx, d);

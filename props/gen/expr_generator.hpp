@@ -60,7 +60,9 @@ class ExprGenerator {
   std::vector<std::size_t> loadable(ir::ScalarType t, const Context& ctx) const;
   Typed load(std::size_t i, const Context& ctx);
   Typed leaf(ir::ScalarType t, const Context& ctx);
-  Typed combine(Typed a, Typed b_typed, ir::BinOp op);
+  /// `lhs op rhs` over operands of type `operands`, drawing the right operand before the left
+  /// (the caller draws `op` first).
+  Typed binary(ir::BinOp op, ir::ScalarType operands, const Context& ctx, std::uint32_t depth);
   Typed select(ir::ScalarType t, const Context& ctx, std::uint32_t d);
 
   GeneratorState& s_;
