@@ -26,7 +26,7 @@ KillingCaseCheck check_killing_case(const ir::Case& c) {
   if (const std::string edges = meta_value(c, "contract_edges");
       !edges.empty() || !meta_value(c, "contract_waves").empty()) {
     const auto waves = parse_size(meta_value(c, "contract_waves"));
-    const auto parsed = parse_dag_edges(edges);
+    const auto parsed = parse_edges(edges);
     if (!waves || !parsed) {
       check.usable = false;
       check.message = "meta contract_waves / contract_edges do not parse";

@@ -12,33 +12,6 @@
 
 namespace gridcheck::props {
 
-std::string format_dag_edges(const std::vector<planner::WaveDependency>& edges) {
-  std::string out;
-  for (const planner::WaveDependency& e : edges) out += fmt::format("{}{}>{}", out.empty() ? "" : " ", e.before, e.after);
-  return out;
-}
-
-std::optional<std::vector<planner::WaveDependency>> parse_dag_edges(std::string_view text) {
-  std::vector<planner::WaveDependency> edges;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == ' ') {
-      ++i;
-      continue;
-    }
-    const std::size_t end = std::min(text.find(' ', i), text.size());
-    const std::string_view token = text.substr(i, end - i);
-    const std::size_t gt = token.find('>');
-    if (gt == std::string_view::npos) return std::nullopt;
-    const auto before = parse_size(token.substr(0, gt));
-    const auto after = parse_size(token.substr(gt + 1));
-    if (!before || !after) return std::nullopt;
-    edges.push_back({*before, *after});
-    i = end;
-  }
-  return edges;
-}
-
 namespace {
 
 std::string describe(const planner::Expected<planner::BarrierPlan, planner::MegakernelError>& r) {
@@ -194,7 +167,7 @@ ir::Case contract_case(const Mutant& mutant, const DagCase& d, const std::string
       "buffer out: u32[1] read_write binding 0\n\n"
       "kernel {{\n  out[0] = 1\n}}\n\n"
       "expect R: ok\nexpect R out = [1]\n",
-      mutant.name, "megakernel plan of the graph in meta", d.waves, format_dag_edges(d.edges));
+      mutant.name, "megakernel plan of the graph in meta", d.waves, format_edges(d.edges));
   ir::Result<ir::Case> parsed = ir::parse_case(text, "dag");
   GC_ASSERT(parsed.ok());
   ir::Case c = std::move(parsed).value();

@@ -14,6 +14,7 @@
 #include "ir/case.hpp"
 #include "planner/megakernel_barrier.hpp"
 #include "planner/profile.hpp"
+#include "props/gen/dag_generator.hpp"
 #include "props/mutants/mutant_catalogue.hpp"
 
 namespace gridcheck::props {
@@ -22,9 +23,8 @@ struct DagCase {
   std::size_t waves = 0;
   std::vector<planner::WaveDependency> edges;
 };
-/// "0>1 1>2" (input order, duplicates kept).
-std::string format_dag_edges(const std::vector<planner::WaveDependency>& edges);
-std::optional<std::vector<planner::WaveDependency>> parse_dag_edges(std::string_view text);
+// Edge lists are written and read as "0>1 1>2" (input order, duplicates kept) by format_edges and
+// parse_edges of props/gen/dag_generator.hpp.
 /// The first way `profile`'s megakernel plan of `dag` breaks docs/vyre-0.7.2.md §7.1 (brute-force oracle:
 /// validation order, partition into layers, earliest layers, layer 0 ascending, barrier count, cycle
 /// count); nullopt when it keeps every guarantee.

@@ -140,7 +140,7 @@ TEST(MutantContractOracle, TheBasePlannerKeepsEverySpecGuaranteeOnHandGraphs) {
       {0, {{0, 1}}},   {5, {{4, 0}, {3, 0}, {0, 2}, {2, 1}}},
   };
   for (const DagCase& d : graphs)
-    EXPECT_FALSE(dag_violation(base, d).has_value()) << d.waves << " waves, " << format_dag_edges(d.edges) << ": "
+    EXPECT_FALSE(dag_violation(base, d).has_value()) << d.waves << " waves, " << format_edges(d.edges) << ": "
                                                      << dag_violation(base, d).value_or("");
 }
 
@@ -159,9 +159,9 @@ TEST(MutantContractOracle, FlagsEachMegakernelFaultOnAGraphThatShowsIt) {
 
 TEST(MutantContractOracle, EdgeTextRoundTrips) {
   const std::vector<planner::WaveDependency> edges = {{0, 2}, {1, 2}, {1, 2}};
-  EXPECT_EQ(format_dag_edges(edges), "0>2 1>2 1>2");
-  EXPECT_EQ(parse_dag_edges("0>2 1>2 1>2"), edges);
-  EXPECT_FALSE(parse_dag_edges("0-2").has_value());
+  EXPECT_EQ(format_edges(edges), "0>2 1>2 1>2");
+  EXPECT_EQ(parse_edges("0>2 1>2 1>2"), edges);
+  EXPECT_FALSE(parse_edges("0-2").has_value());
 }
 
 TEST(MutantKillingCase, ASavedCaseHoldsForItsMutantAndNotForAHarmlessOne) {

@@ -380,7 +380,7 @@ struct MutantRunner::Impl {
       ++run.work;
       if (auto base_bad = dag_violation(base, d)) {
         warnings.push_back(fmt::format("contract oracle: the base {} breaks docs/vyre-0.7.2.md §7.1 on {} waves, edges \"{}\": {}",
-                                       base.name, d.waves, format_dag_edges(d.edges), *base_bad));
+                                       base.name, d.waves, format_edges(d.edges), *base_bad));
         continue;
       }
       if (!dag_violation(mutant, d)) continue;
@@ -389,7 +389,7 @@ struct MutantRunner::Impl {
       const DagCase small = shrink_dag(base, mutant, d);
       const std::string why = dag_violation(mutant, small).value_or("");
       run.detail = fmt::format("graph {} after {} graphs ({} waves, edges \"{}\"): {}", i + 1, run.work, small.waves,
-                               format_dag_edges(small.edges), why);
+                               format_edges(small.edges), why);
       run.killing_case = contract_case(m, small, why);
       return run;
     }
