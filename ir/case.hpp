@@ -63,6 +63,15 @@ struct ExpectedOutput {
   SourceLoc loc;
 };
 
+/// The number of launches a split oracle made under one profile (`expect H-cpu sound launches 4`):
+/// every segment launch of every pass, or 1 for an unsplit dispatch (docs/format.md "Expectations").
+struct ExpectedLaunches {
+  Oracle oracle = Oracle::SplitCpu;  ///< H-cpu or H-gpu (the parser accepts no other)
+  std::string profile;
+  std::uint32_t count = 0;
+  SourceLoc loc;
+};
+
 struct Case {
   std::string name;
   std::string description;
@@ -76,6 +85,7 @@ struct Case {
   std::vector<InputData> inputs;
   std::vector<Expectation> expectations;
   std::vector<ExpectedOutput> outputs;
+  std::vector<ExpectedLaunches> launches;
   std::string file;  ///< the file it was parsed from, for diagnostics
 };
 

@@ -16,6 +16,7 @@
 #include "ir/text/literal.hpp"
 #include "ir/text/parser.hpp"
 #include "planner/external_profile.hpp"
+#include "planner/profile.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "tools/exit_codes.hpp"
 
@@ -314,8 +315,19 @@ std::string describe_report(const ir::Case& c, const props::CaseReport& report) 
   for (const interp::OutputBuffer& o : r.outputs) out += fmt::format("  {}: {}\n", o.name, format_buffer(o.element, o.bytes));
   if (report.schedule_dependent) out += "  the reversed schedule gives different bytes: the case is racy\n";
   for (const props::OracleOutcome& s : report.outcomes) {
-    out += fmt::format("{:<6} {:<12} {}{}{}  ({} launch{}, {})\n", s.oracle, s.profile, ir::name_of(s.verdict),
-                       s.detail.empty() ? "" : " ", s.detail, s.launches, s.launches == 1 ? "" : "es", s.comparison_rule);
+    // The launch count, and the case's recorded one for this oracle and profile when it differs.
+    std::string launches;
+    const auto split = ir::oracle_from_name(s.oracle);
+    if (split == ir::Oracle::SplitCpu || split == ir::Oracle::SplitGpu || s.launches > 0) {
+      launches = fmt::format("{} launch{}, ", s.launches, s.launches == 1 ? "" : "es");
+      for (const ir::ExpectedLaunches& l : c.launches) {
+        const std::string_view profile = l.profile.empty() ? planner::vyre_0_7_2().name : std::string_view(l.profile);
+        if (split && l.oracle == *split && profile == s.profile && l.count != s.launches)
+          launches = fmt::format("{} launch{}, {} recorded, ", s.launches, s.launches == 1 ? "" : "es", l.count);
+      }
+    }
+    out += fmt::format("{:<6} {:<12} {}{}{}  ({}{})\n", s.oracle, s.profile, ir::name_of(s.verdict),
+                       s.detail.empty() ? "" : " ", s.detail, launches, s.comparison_rule);
     if (!s.message.empty()) out += fmt::format("  {}\n", s.message);
     if (s.verdict != ir::Verdict::Diverge) continue;
     for (std::size_t i = 0; i < s.output_names.size() && i < s.outputs.size(); ++i) {

@@ -1,5 +1,6 @@
 // `gridcheck replay PATH... [--profile P]... [--junit FILE] [--json] [--update]`: runs every case
-// (files, or directories searched for *.gc) against its recorded expectations (`expect` lines) and
+// (files, or directories searched for *.gc) against its recorded expectations (`expect` lines:
+// verdicts, outputs, launch counts; each PASS line says how many of each it checked) and
 // prints `N passed, M failed`. A case without any expectation fails: a regression case must say
 // what it expects. `--update` records the current verdicts and R outputs into each case file
 // instead of checking them (review the diff before committing it).
@@ -13,6 +14,7 @@
 
 #include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
+#include "planner/profile.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/expectations.hpp"
 #include "tools/cli_support.hpp"
@@ -38,8 +40,29 @@ struct CaseOutcome {
   std::string name;
   bool passed = false;
   std::vector<std::string> failures;
+  std::string checked;  ///< what was checked: "3 verdicts, 2 outputs, 1 launch count"
   double seconds = 0;
 };
+
+std::string count_of(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+/// The expectations of `c` that `report` has an outcome for (the others are skipped: no GPU, a
+/// profile not selected), by kind.
+std::string checked_summary(const ir::Case& c, const props::CaseReport& report) {
+  const auto ran = [&](ir::Oracle oracle, const std::string& profile) {
+    if (oracle == ir::Oracle::Reference) return true;
+    const std::string p = profile.empty() && oracle != ir::Oracle::Waves ? std::string(planner::vyre_0_7_2().name) : profile;
+    return report.find(ir::name_of(oracle), p) != nullptr;
+  };
+  std::size_t verdicts = 0, outputs = 0, launches = 0;
+  for (const ir::Expectation& e : c.expectations) verdicts += ran(e.oracle, e.profile) ? 1 : 0;
+  for (const ir::ExpectedOutput& o : c.outputs) outputs += ran(o.oracle, o.profile) ? 1 : 0;
+  for (const ir::ExpectedLaunches& l : c.launches) launches += ran(l.oracle, l.profile) ? 1 : 0;
+  return fmt::format("{}, {}, {}", count_of(verdicts, "verdict", "verdicts"), count_of(outputs, "output", "outputs"),
+                     count_of(launches, "launch count", "launch counts"));
+}
 
 CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::unique_ptr<props::GpuBackend>& gpu) {
   const auto start = std::chrono::steady_clock::now();
@@ -66,10 +89,12 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
   const props::CaseReport report = props::evaluate_case(c, options);
   if (args.update) {
     props::record_expectations(c, report);
+    outcome.checked = "recorded " + checked_summary(c, report);
     if (!ir::write_file_atomically(file, ir::print(c))) outcome.failures.push_back("cannot write the updated case");
   } else if (c.expectations.empty() && c.outputs.empty()) {
     outcome.failures.push_back("no expectations recorded (record them with `gridcheck replay --update`)");
   } else {
+    outcome.checked = checked_summary(c, report);
     for (const props::ExpectationFailure& f : props::check_expectations(c, report))
       outcome.failures.push_back(f.loc.known() ? fmt::format("{}:{}: {}", f.loc.line, f.loc.col, f.message) : f.message);
     // An external planner (--planner-cmd) the case records nothing for is judged against R itself.
@@ -152,7 +177,7 @@ int run_replay(const ReplayArgs& given) {
     if (args.json) continue;
     if (!o.passed || !args.quiet)
       std::printf("%s %s%s\n", o.passed ? (args.update ? "UPDATED" : "PASS") : "FAIL", file.c_str(),
-                  o.passed ? "" : ":");
+                  o.passed ? (o.checked.empty() ? "" : fmt::format(" ({})", o.checked).c_str()) : ":");
     for (const std::string& f : o.failures) std::printf("    %s\n", f.c_str());
   }
   const std::size_t failed = outcomes.size() - passed;
@@ -162,7 +187,7 @@ int run_replay(const ReplayArgs& given) {
     nlohmann::json j = {{"passed", passed}, {"failed", failed}, {"cases", nlohmann::json::array()}};
     for (const CaseOutcome& o : outcomes)
       j["cases"].push_back({{"file", o.file}, {"name", o.name}, {"passed", o.passed}, {"failures", o.failures},
-                            {"seconds", o.seconds}});
+                            {"checked", o.checked}, {"seconds", o.seconds}});
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%zu passed, %zu failed\n", passed, failed);
@@ -176,8 +201,8 @@ void register_replay(CLI::App& root, int& exit_code) {
   auto args = std::make_shared<ReplayArgs>();
   CLI::App* cmd = root.add_subcommand(
       "replay",
-      "Replay corpus cases against their recorded expectations (R verdict and outputs, split verdicts per profile "
-      "and backend) and print `N passed, M failed`. Exit 0 when all pass, 1 when one fails, 2 on bad usage.");
+      "Replay corpus cases against their recorded expectations (R verdict and outputs, split verdicts and H-cpu "
+      "launch counts per profile and backend) and print `N passed, M failed`. Exit 0 when all pass, 1 when one fails, 2 on bad usage.");
   cmd->add_option("paths", args->paths, "case files or directories (searched recursively for *.gc)")->required();
   cmd->add_option("--profile", args->profiles,
                   "planner profile(s) to run (default: those the case's expectations name, else sound)");

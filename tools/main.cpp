@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
       register_replay,
       register_reduce,
       register_mutants,
+      register_gen,
   };
   for (CommandRegistrar add : kCommands) add(app, exit_code);
 

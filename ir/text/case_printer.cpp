@@ -107,10 +107,11 @@ std::string print(const Case& c) {
   w.newline();
   w.body_block();
 
-  // Expectations grouped by (oracle, profile) in order of first appearance: the verdict, then the
-  // buffers.
+  // Expectations grouped by (oracle, profile) in order of first appearance: the verdict, the launch
+  // count, then the buffers.
   struct Group {
     std::vector<const Expectation*> verdicts;
+    std::vector<const ExpectedLaunches*> launches;
     std::vector<const ExpectedOutput*> outputs;
   };
   std::vector<Group> groups;
@@ -121,12 +122,17 @@ std::string print(const Case& c) {
     return groups[it->second];
   };
   for (const Expectation& e : c.expectations) group(e.oracle, e.profile).verdicts.push_back(&e);
+  for (const ExpectedLaunches& l : c.launches) group(l.oracle, l.profile).launches.push_back(&l);
   for (const ExpectedOutput& o : c.outputs) group(o.oracle, o.profile).outputs.push_back(&o);
   if (!groups.empty()) w.newline();
   for (const Group& g : groups) {
     for (const Expectation* e : g.verdicts) {
       w.write(fmt::format("{}: {}", oracle_prefix(e->oracle, e->profile), name_of(e->verdict)));
       if (!e->detail.empty()) w.write(fmt::format(" {}", detail_text(e->detail)));
+      w.newline();
+    }
+    for (const ExpectedLaunches* l : g.launches) {
+      w.write(fmt::format("{} launches {}", oracle_prefix(l->oracle, l->profile), l->count));
       w.newline();
     }
     for (const ExpectedOutput* o : g.outputs) {

@@ -56,6 +56,7 @@ inline constexpr std::string_view kUnknownVerdict = "P047";
 inline constexpr std::string_view kDuplicateExpectation = "P048";
 inline constexpr std::string_view kExpectForWorkgroupBuffer = "P049";
 inline constexpr std::string_view kSeriesOfBool = "P050";
+inline constexpr std::string_view kLaunchesForNonSplitOracle = "P051";
 
 inline constexpr std::array kAll = {
     kUnexpectedCharacter, kUnterminatedString, kBadEscape, kMalformedNumber, kIdentifierTooLong,
@@ -67,7 +68,7 @@ inline constexpr std::array kAll = {
     kGridOutOfRange, kFixpointOutOfRange, kCountOutOfRange, kBadByteRange, kUnknownBuffer,
     kDuplicateInput, kInputForWorkgroupBuffer, kValueCountMismatch, kRuntimeSizedNeedsCount,
     kCountMismatch, kUnknownOracle, kUnknownVerdict, kDuplicateExpectation, kExpectForWorkgroupBuffer,
-    kSeriesOfBool,
+    kSeriesOfBool, kLaunchesForNonSplitOracle,
 };
 
 }  // namespace gridcheck::ir::parse_code

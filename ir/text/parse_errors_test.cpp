@@ -120,6 +120,12 @@ std::vector<Malformed> table() {
       {"SecondExpectationForABuffer",
        with_buffer("buffer b: u32[1] read binding 0", "expect R b = [1]\nexpect R b hash 0x1"), "P048", 4, 1},
       {"ExpectForWorkgroupBuffer", with_buffer("buffer s: u32[1] workgroup", "expect R s = [0]"), "P049", 3, 10},
+      {"LaunchCountTooLarge", "case t\nkernel {}\nexpect H-cpu sound launches 4294967296\n", "P030", 3, 29},
+      {"LaunchCountNotANumber", "case t\nkernel {}\nexpect H-cpu sound launches four\n", "P030", 3, 29},
+      {"SecondLaunchCount", "case t\nkernel {}\nexpect H-cpu sound launches 2\nexpect H-cpu sound launches 3\n", "P048", 4, 1},
+      {"LaunchesWithTwoProfiles", "case t\nkernel {}\nexpect H-cpu a b launches 2\n", "P010", 3, 16},
+      {"LaunchCountForReference", "case t\nkernel {}\nexpect R launches 1\n", "P051", 3, 8},
+      {"LaunchCountForWaves", "case t\nkernel {}\nexpect R-waves sound launches 3\n", "P051", 3, 8},
       {"SeriesOfBool", with_buffer("buffer f: bool[2] read binding 0", "input f = series 0 step 1"), "P050", 3, 11},
   };
 }

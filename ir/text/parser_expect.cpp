@@ -1,5 +1,5 @@
 // `expect ORACLE [PROFILE]: VERDICT [DETAIL]`, `expect ORACLE [PROFILE] BUF = [..]`,
-// `expect ORACLE [PROFILE] BUF hash H`. Read in word mode (oracles and profiles contain `-` and `.`).
+// `expect ORACLE [PROFILE] BUF hash H`, `expect ORACLE [PROFILE] launches N`. Read in word mode (oracles and profiles contain `-` and `.`).
 #include <limits>
 
 #include <fmt/format.h>
@@ -117,9 +117,17 @@ void Parser::parse_expect(const Token& kw) {
 
   // expect ORACLE [PROFILE] BUF = [..]   or   expect ORACLE [PROFILE] BUF hash H
   const bool values_form = stop.is_punct("=");
-  const bool hash_form = !values_form && (stop.kind == TokenKind::Newline || stop.kind == TokenKind::End) &&
-                         words.size() >= 4 && words[words.size() - 2].kind == TokenKind::Word &&
-                         words[words.size() - 2].text == "hash";
+  const bool at_end = stop.kind == TokenKind::Newline || stop.kind == TokenKind::End;
+  const auto keyword_before_last = [&](std::string_view keyword) {
+    return words.size() >= 2 && words[words.size() - 2].kind == TokenKind::Word && words[words.size() - 2].text == keyword;
+  };
+  const bool hash_form = !values_form && at_end && words.size() >= 4 && keyword_before_last("hash");
+  // expect ORACLE [PROFILE] launches N   (`launches` in the buffer's place; a buffer named
+  // `launches` still takes `= [..]` or `hash H`)
+  if (!values_form && !hash_form && at_end && words.size() >= 3 && keyword_before_last("launches")) {
+    unread(std::move(stop));
+    return parse_expect_launches(kw, *oracle, words);
+  }
   if (!values_form && !hash_form) {
     if (words.size() >= 5)
       unexpected(words[4], "end of line");
@@ -181,6 +189,40 @@ void Parser::parse_expect(const Token& kw) {
   }
   out.words = std::move(*values);
   case_.outputs.push_back(std::move(out));
+  finish_line();
+}
+
+void Parser::parse_expect_launches(const Token& kw, Oracle oracle, const std::vector<Token>& words) {
+  const std::size_t named = words.size() - 2;  // oracle, [profile]
+  if (named > 2) {
+    unexpected(words[2], "`launches` after the oracle and profile");
+    return skip_line();
+  }
+  if (oracle != Oracle::SplitCpu && oracle != Oracle::SplitGpu) {
+    error(parse_code::kLaunchesForNonSplitOracle, words[0].loc,
+          fmt::format("only the split oracles {} and {} have a launch count", name_of(Oracle::SplitCpu),
+                      name_of(Oracle::SplitGpu)));
+    return skip_line();
+  }
+  ExpectedLaunches e;
+  e.oracle = oracle;
+  e.profile = named == 2 ? std::string(words[1].value()) : std::string();
+  e.loc = kw.loc;
+  const Token& n = words.back();
+  const std::optional<std::uint64_t> count =
+      n.kind == TokenKind::Word ? parse_unsigned(n.text, std::numeric_limits<std::uint32_t>::max()) : std::nullopt;
+  if (!count) {
+    error(parse_code::kLiteralOutOfRange, n.loc, "launch count must be a 32-bit unsigned number");
+    return skip_line();
+  }
+  e.count = static_cast<std::uint32_t>(*count);
+  const auto [first, fresh] = launches_line_.emplace(key(e.oracle, e.profile), kw.loc.line);
+  if (!fresh) {
+    error(parse_code::kDuplicateExpectation, kw.loc,
+          fmt::format("second launch count for this oracle and profile; the first is on line {}", first->second));
+    return skip_line();
+  }
+  case_.launches.push_back(std::move(e));
   finish_line();
 }
 

@@ -88,6 +88,8 @@ class Parser {
   void parse_buffer(const Token& kw);
   void parse_input(const Token& kw);
   void parse_expect(const Token& kw);
+  /// The rest of `expect ORACLE [PROFILE] launches N` (`words` ends with `launches` and N).
+  void parse_expect_launches(const Token& kw, Oracle oracle, const std::vector<Token>& words);
   const BufferDecl* lookup_buffer(const Token& name_token, std::string_view role);
   void declare_buffer(const BufferDecl& d);
 
@@ -148,11 +150,12 @@ class Parser {
 
   Case case_;
   // Lookups by name, so that huge files stay linear: the first buffer declared with a name, and the
-  // line of the input / verdict / expected output already given for a buffer or oracle key.
+  // line of the input / verdict / expected output / launch count already given for a buffer or oracle key.
   std::unordered_map<std::string, std::size_t> buffer_index_;
   std::unordered_map<std::string, std::uint32_t> input_line_;
   std::unordered_map<std::string, std::uint32_t> verdict_line_;
   std::unordered_map<std::string, std::uint32_t> output_line_;
+  std::unordered_map<std::string, std::uint32_t> launches_line_;
   SourceLoc seen_case_, seen_workgroup_size_, seen_grid_, seen_fixpoint_, seen_body_;
 };
 

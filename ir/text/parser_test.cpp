@@ -178,6 +178,54 @@ expect W-gpu o = [f32_bits(0x7fc00000), 2]
   EXPECT_EQ(c.outputs[0].words, (std::vector<std::uint32_t>{0x7fc00000u, 0x40000000u}));
 }
 
+TEST(IR_TextParser, LaunchCountsFollowTheirVerdictInCanonicalForm) {
+  const std::string text = R"gc(case k
+fixpoint 4
+buffer launches: u32[1] read_write binding 0 output
+kernel {}
+expect H-gpu vyre-0.7.2 launches = [3]
+expect H-cpu sound launches 8       # every segment launch of every pass
+expect H-cpu launches hash 0x1
+expect H-cpu sound: match
+expect H-gpu vyre-0.7.2 launches 6
+expect H-gpu vyre-0.7.2: diverge planner
+expect H-cpu launches 0
+)gc";
+  const Case c = parse_ok(text);
+  ASSERT_EQ(c.launches.size(), 3u);
+  EXPECT_EQ(c.launches[0].oracle, Oracle::SplitCpu);
+  EXPECT_EQ(c.launches[0].profile, "sound");
+  EXPECT_EQ(c.launches[0].count, 8u);
+  EXPECT_EQ(c.launches[0].loc, (SourceLoc{6, 1}));
+  EXPECT_EQ(c.launches[1].oracle, Oracle::SplitGpu);
+  EXPECT_EQ(c.launches[1].profile, "vyre-0.7.2");
+  EXPECT_EQ(c.launches[1].count, 6u);
+  EXPECT_TRUE(c.launches[2].profile.empty());
+  EXPECT_EQ(c.launches[2].count, 0u);
+  // A buffer called `launches` keeps its list and hash forms.
+  ASSERT_EQ(c.outputs.size(), 2u);
+  EXPECT_EQ(c.outputs[0].buffer, "launches");
+  EXPECT_EQ(c.outputs[1].hash, std::optional<std::uint64_t>{1});
+  EXPECT_EQ(canonical(text), R"gc(case k
+
+workgroup_size 1 1 1
+grid auto
+fixpoint 4
+
+buffer launches: u32[1] read_write binding 0 output
+
+kernel {}
+
+expect H-cpu sound: match
+expect H-cpu sound launches 8
+expect H-gpu vyre-0.7.2: diverge planner
+expect H-gpu vyre-0.7.2 launches 6
+expect H-gpu vyre-0.7.2 launches = [3]
+expect H-cpu launches 0
+expect H-cpu launches hash 0x0000000000000001
+)gc");
+}
+
 TEST(IR_TextParser, KernelIsOneRootRegionAndEntryIsTheRawList) {
   const Case k = parse_ok("case k\nkernel { return }\n");
   ASSERT_EQ(k.program.entry_stmts().size(), 1u);

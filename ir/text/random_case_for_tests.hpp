@@ -267,6 +267,16 @@ class RandomCaseGenerator {
         c.expectations.push_back(e);
       }
     }
+    // Launch counts of split keys that have a verdict (so the grouping order stays the same).
+    for (std::size_t k = 0; k < with_verdict; ++k) {
+      const Oracle oracle = keys[k].first;
+      if ((oracle != Oracle::SplitCpu && oracle != Oracle::SplitGpu) || !flip()) continue;
+      ExpectedLaunches l;
+      l.oracle = oracle;
+      l.profile = keys[k].second;
+      l.count = flip() ? static_cast<std::uint32_t>(choose_(0, 64)) : word();
+      c.launches.push_back(std::move(l));
+    }
     for (const auto& [oracle, profile] : keys) {
       for (const BufferDecl& d : c.program.buffers()) {
         if (d.access == BufferAccess::Workgroup || choose_(0, 2) == 0) continue;

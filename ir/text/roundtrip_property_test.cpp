@@ -65,6 +65,12 @@ void assert_same_case_data(const Case& a, const Case& b) {
     RC_ASSERT(a.outputs[i].words == b.outputs[i].words);
     RC_ASSERT(a.outputs[i].hash == b.outputs[i].hash);
   }
+  RC_ASSERT(a.launches.size() == b.launches.size());
+  for (std::size_t i = 0; i < a.launches.size(); ++i) {
+    RC_ASSERT(a.launches[i].oracle == b.launches[i].oracle);
+    RC_ASSERT(a.launches[i].profile == b.launches[i].profile);
+    RC_ASSERT(a.launches[i].count == b.launches[i].count);
+  }
 }
 
 // Every reachable node of `parsed` has the location recorded for the matching node of `printed`.

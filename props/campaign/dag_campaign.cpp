@@ -54,7 +54,18 @@ std::vector<std::string> dag_classes(const ir::Case& c) {
 CampaignTarget dag_campaign_target(const DagConfig& config, const planner::Profile& planner) {
   CampaignTarget t;
   t.name = "dag";
-  t.generate = [config, &planner](ChoiceSource& choices) { return fuse_dag(generate_dag(choices, config), planner); };
+  t.generate = [config, &planner](ChoiceSource& choices) {
+    const WaveDag dag = generate_dag(choices, config);
+    if (!config.reuse_scratch) return fuse_dag(dag, planner);
+    // One scratch for the case's history and then its DAG, both decoded from the case's choices,
+    // so a failure that needs the history replays and shrinks like any other.
+    const std::vector<PlannerInput> history = generate_scratch_history(choices, config, dag.wave_count(), dag.edges.size());
+    planner::BarrierScratch scratch;
+    for (const PlannerInput& in : history) (void)planner.megakernel(in.wave_count, in.edges, scratch);
+    ir::Case c = fuse_dag(dag, planner, scratch);
+    if (!history.empty()) c.meta.emplace_back("dag_scratch_history", format_history(history));
+    return c;
+  };
   t.failure = dag_case_failure;
   t.classes = dag_classes;
   t.pattern = [](const ir::Case&, const CaseReport& report) -> std::string {

@@ -16,6 +16,9 @@
 namespace gridcheck::props {
 
 /// The target; `planner` (whose megakernel rule fuses every case) must outlive the campaign.
+/// With config.reuse_scratch each case's DAG is planned in a scratch that first planned the
+/// case's generate_scratch_history (recorded as informational meta `dag_scratch_history`);
+/// without it, in a fresh scratch.
 CampaignTarget dag_campaign_target(const DagConfig& config, const planner::Profile& planner);
 
 /// The failure of a DAG case: "megakernel" when an R-waves outcome diverges, "generator" when the

@@ -43,7 +43,7 @@ GeneratedCase generate_case(ChoiceSource& choices, const GeneratorConfig& config
   out.features = s.features;
   ir::Case& tc = out.test_case;
   tc.program = s.b.wrapped(entry);
-  if (!s.on(Feature::GridAuto)) tc.grid = std::array<std::uint32_t, 3>{s.groups, 1, 1};
+  if (!s.on(Feature::GridAuto)) tc.grid = s.grid;
   tc.fixpoint = s.fixpoint;
   casegen::add_inputs(s, tc);
   tc.name = fmt::format("gen-{:016x}", ir::content_hash(tc.program));

@@ -5,10 +5,12 @@
 // race-free case, so shrinking the recorded choices keeps cases valid. The construction rules:
 // - Storage: per segment (fence interval) the generator first fixes which buffers are written
 //   plainly and which are updated atomically. A plainly written buffer is written and read only at
-//   the invocation's own slots (gid + k·N, N = invocations in the grid); other buffers are read at
+//   the invocation's own slots (gid + k·N, N = invocations in the grid, gid linearised over x, y, z
+//   with MultiDimGrid); other buffers are read at
 //   any index. Atomic buffers use commutative operators whose old value is unused and are not read
 //   in that interval.
-// - Workgroup memory: written at own slots (lid + k·wg); cross-lane reads happen only between a
+// - Workgroup memory: written at own slots (lid + k·wg, guarded by `< count` where WorkgroupTail
+//   leaves a tail); cross-lane reads happen only between a
 //   pair of workgroup barriers in workgroup-uniform control flow.
 // - Barriers appear only in workgroup-uniform control flow; fences only at the top level, or under
 //   grid-uniform control flow with FenceUnderControlFlow.

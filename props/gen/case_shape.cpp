@@ -34,14 +34,32 @@ void draw_shape(GeneratorState& s) {
       static_cast<std::uint32_t>(std::bit_width(std::max(1u, s.config.max_workgroup_size)) - 1);
   s.wg = 1u << s.c.below(max_log + 1);
   s.groups = s.on(Feature::SeveralWorkgroups) ? s.c.between(2, std::max(2u, s.config.max_workgroups)) : 1;
+  s.wg_size = {s.wg, 1, 1};
+  s.grid = {s.groups, 1, 1};
+  if (s.on(Feature::MultiDimGrid) && !s.on(Feature::GridAuto)) {
+    // The workgroup's 2^log lanes over x, y, z (y first, then z); the grid gets y and z extents of 1
+    // or 2 and x shrinks so that the workgroup count stays within max(max_workgroups, 2).
+    const std::uint32_t log = static_cast<std::uint32_t>(std::bit_width(s.wg) - 1);
+    const std::uint32_t ly = s.c.below(log + 1);
+    const std::uint32_t lz = s.c.below(log - ly + 1);
+    s.wg_size = {1u << (log - ly - lz), 1u << ly, 1u << lz};
+    const std::uint32_t gy = 1 + s.c.below(2);
+    const std::uint32_t gz = 1 + s.c.below(2);
+    const std::uint32_t gx = std::max(1u, std::min(s.groups, std::max(2u, s.config.max_workgroups) / (gy * gz)));
+    s.grid = {gx, gy, gz};
+    s.groups = gx * gy * gz;
+  }
   s.invocations = s.wg * s.groups;
   const bool needs_fence = s.on(Feature::LocalsAcrossFence) || s.on(Feature::WorkgroupAcrossFence) ||
                            s.on(Feature::ReturnBeforeFence) || s.on(Feature::WriteOnlyMultiSegment) ||
                            s.on(Feature::RwWrittenUnread);
   s.segments = s.on(Feature::SeveralFences) ? s.c.between(2, std::max(2u, s.config.max_segments)) : 1;
   if (needs_fence) s.segments = std::max(s.segments, 2u);
-  s.fixpoint = s.on(Feature::Fixpoint) || s.on(Feature::FixpointPartialOutputs) ? s.c.between(2, 3) : 1;
-  s.b.program().set_workgroup_size({s.wg, 1, 1});
+  if (s.on(Feature::LongFixpoint))
+    s.fixpoint = s.c.between(4, 8);
+  else
+    s.fixpoint = s.on(Feature::Fixpoint) || s.on(Feature::FixpointPartialOutputs) ? s.c.between(2, 3) : 1;
+  s.b.program().set_workgroup_size(s.wg_size);
 }
 
 }  // namespace gridcheck::props::casegen

@@ -6,10 +6,13 @@
 // - Every allowed feature is on with chance 1/2, forced ones always; with a divergence limit the
 //   generator draws how many divergence features (0..limit), then which, distinct and uniformly.
 // - The workgroup size is a power of two up to max_workgroup_size (x only: {wg, 1, 1}); several
-//   workgroups only with SeveralWorkgroups.
+//   workgroups only with SeveralWorkgroups (or grid y / z > 1 with MultiDimGrid).
+// - MultiDimGrid (ignored under GridAuto, which needs a one-dimensional workgroup, G121): the same
+//   2^k lanes spread over x, y and z, a grid of up to 2 × 2 in y and z, x shrunk so that there are
+//   at most max(max_workgroups, 2) workgroups: the invocation count stays within today's bound.
 // - Features that need a fence (locals / workgroup memory across a fence, return before a fence,
 //   write-only multi-segment, rw written unread) get at least two segments.
-// - A fixpoint (2 or 3 passes) only with Fixpoint or FixpointPartialOutputs.
+// - A fixpoint (2 or 3 passes) only with Fixpoint or FixpointPartialOutputs; 4..8 with LongFixpoint.
 
 #include "props/gen/generator_state.hpp"
 

@@ -29,8 +29,15 @@ class BufferDeclarer {
     if (on(Feature::WriteOnlyMultiSegment)) add(Role::WriteOnly, "wo_multi", draw_element(), 1).several_segments = true;
     if (on(Feature::UniformBuffers)) add(Role::Uniform, "uni", draw_element(), 1);
     if (on(Feature::Atomics)) add(Role::Counter, "ctr", ScalarType::U32, 1);
-    if (on(Feature::WorkgroupMemory) || on(Feature::WorkgroupAcrossFence))
-      add_drawn(Role::Workgroup, "sh");
+    if (on(Feature::WorkgroupMemory) || on(Feature::WorkgroupAcrossFence)) {
+      BufferInfo& sh = add_drawn(Role::Workgroup, "sh");
+      if (on(Feature::WorkgroupTail)) {
+        // 1..3·wg elements: below, above, or not a multiple of the workgroup size.
+        sh.count = 1 + c_.below(3 * s_.wg);
+        sh.slots = (sh.count + s_.wg - 1) / s_.wg;
+        b_.decl(sh.buf).count = sh.count;
+      }
+    }
     if (on(Feature::UnreferencedOutput)) add(Role::Unreferenced, "unused", ScalarType::U32, 1);
     if (on(Feature::RuntimeSizedRw)) add(Role::RuntimeSized, "dyn", ScalarType::U32, 1);
     if (on(Feature::OutputByteRange)) {
@@ -39,6 +46,10 @@ class BufferDeclarer {
       const std::uint64_t begin = c_.below(static_cast<std::uint32_t>(count));
       const std::uint64_t end = begin + 1 + c_.below(static_cast<std::uint32_t>(count - begin));
       b_.decl(out.buf).output_byte_range = ir::ByteRange{begin * 4, end * 4};
+    }
+    if (on(Feature::LongFixpoint)) {
+      add(Role::Converging, "late", ScalarType::U32, 2);
+      s_.converge_bound = c_.between(3, 7);
     }
   }
 
@@ -62,11 +73,13 @@ class BufferDeclarer {
     info.element = element;
     info.slots = slots;
     const std::uint32_t count = slots * (role == Role::Workgroup ? s_.wg : s_.invocations);
+    info.count = role == Role::RuntimeSized ? 0 : count;
     switch (role) {
       case Role::Input: info.buf = b_.read(info.name, s_.binding++, element, count); break;
       case Role::ReadWrite: info.buf = b_.read_write(info.name, s_.binding++, element, count); break;
       case Role::Output:
       case Role::Counter:
+      case Role::Converging:
       case Role::Unreferenced: info.buf = b_.output(info.name, s_.binding++, element, count); break;
       case Role::WriteOnly: info.buf = b_.write_only(info.name, s_.binding++, element, count); break;
       case Role::Uniform: info.buf = b_.uniform(info.name, s_.binding++, element, count); break;
@@ -120,6 +133,11 @@ void draw_write_sets(GeneratorState& s) {
           if (seg != first && s.c.chance(1, 3)) s.atomic[seg][i] = true;
         break;
       }
+      case Role::Converging:
+        // Written only by the converging statement (stmt_segment), at own slots, in one segment.
+        s.converging_segment = s.c.below(segments);
+        s.written[s.converging_segment][i] = true;
+        break;
       default: break;
     }
   }

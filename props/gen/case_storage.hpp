@@ -9,6 +9,10 @@
 //   pipeline_live_out instead of is_output with chance 1/4. Other buffers come with their features.
 // - Buffer counts are slots · N (N = invocations in the grid), or slots · wg for workgroup memory,
 //   so that every invocation owns the slots gid + k·N (lid + k·wg).
+// - WorkgroupTail: the workgroup buffer holds 1..3·wg elements (slots = ceil(count / wg)), so the
+//   own slot lid + k·wg exists only while it is below the count (stores are guarded, stmt_generator).
+// - LongFixpoint: an output `late` (u32, 2 own slots, zero-filled) written only by the converging
+//   statement of one segment (stmt_segment), with a saturation bound K in 3..7.
 // - A write_only buffer under a fixpoint is the A4 mechanism, so it is declared only without a
 //   fixpoint or with FixpointPartialOutputs.
 // - Write sets: a read_write buffer is written in each segment with chance 1/2; an output /

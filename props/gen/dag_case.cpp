@@ -144,6 +144,10 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
 
 ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile) {
   planner::BarrierScratch scratch;
+  return fuse_dag(dag, profile, scratch);
+}
+
+ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile, planner::BarrierScratch& scratch) {
   const MegakernelPlan plan = profile.megakernel(dag.wave_count(), dag.edges, scratch);
   return fuse_dag(dag, plan, profile.name);
 }

@@ -42,8 +42,11 @@ std::string describe_plan(const MegakernelPlan& plan);
 /// are left empty.
 ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_view planner_name);
 
-/// Plans `dag` with `profile.megakernel` and fuses it.
+/// Plans `dag` with `profile.megakernel` (fresh scratch) and fuses it.
 ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile);
+/// The same in the caller's `scratch`, reused as it is: whatever earlier plans left in it is
+/// what the rule finds there.
+ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile, planner::BarrierScratch& scratch);
 
 /// The waves and edges of a DAG case, read from its meta lines and `region "wave.K"` statements
 /// (the first region of each wave). Errors (G200-G204, docs/dag.md): missing or malformed meta, a

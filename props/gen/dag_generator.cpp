@@ -397,6 +397,72 @@ std::optional<std::vector<planner::WaveDependency>> parse_edges(std::string_view
 
 WaveDag generate_dag(ChoiceSource& choices, const DagConfig& config) { return DagGenerator(choices, config).run(); }
 
+std::vector<PlannerInput> generate_scratch_history(ChoiceSource& c, const DagConfig& config, std::size_t wave_count,
+                                                   std::size_t edge_count) {
+  std::vector<PlannerInput> history(c.below(4));
+  const auto most = static_cast<std::uint32_t>(std::max<std::uint32_t>(config.max_waves, 1) * 2);
+  for (PlannerInput& in : history) {
+    // 0: the same counts, 1: fewer, 2: more, 3: refused (the counts of 0).
+    const std::uint32_t mode = c.below(4);
+    std::size_t n = std::max<std::size_t>(wave_count, 1), m = edge_count;
+    if (mode == 1) {
+      n = c.between(1, static_cast<std::uint32_t>(n));
+      m = m == 0 ? 0 : c.below(static_cast<std::uint32_t>(m));
+    } else if (mode == 2) {
+      n = c.between(static_cast<std::uint32_t>(std::min<std::size_t>(n, most)), most);
+      m = m + c.between(1, static_cast<std::uint32_t>(2 * n));
+    }
+    in.wave_count = n;
+    if (n >= 2) {
+      // Edges from an earlier to a later position of a random order of the ids.
+      std::vector<std::size_t> id(n);
+      std::iota(id.begin(), id.end(), std::size_t{0});
+      for (std::size_t i = n - 1; i > 0; --i) std::swap(id[i], id[c.below(static_cast<std::uint32_t>(i + 1))]);
+      for (std::size_t e = 0; e < m; ++e) {
+        if (!in.edges.empty() && c.chance(1, 8)) {
+          in.edges.push_back(in.edges[c.below(static_cast<std::uint32_t>(in.edges.size()))]);  // a duplicate
+          continue;
+        }
+        const std::uint32_t after = c.between(1, static_cast<std::uint32_t>(n - 1));
+        in.edges.push_back({id[c.below(after)], id[after]});
+      }
+    }
+    if (mode == 3) {
+      // The fault goes at a random place: the planner has counted the edges before it.
+      planner::WaveDependency bad{n, 0};                         // 0: a wave out of range
+      const std::uint32_t fault = c.below(3);
+      if (fault == 1) bad = {n - 1, n - 1};                      // 1: a self-edge
+      if (fault == 2 && !in.edges.empty()) bad = {in.edges.back().after, in.edges.back().before};  // 2: a cycle
+      in.edges.insert(in.edges.begin() + c.below(static_cast<std::uint32_t>(in.edges.size() + 1)), bad);
+    }
+  }
+  return history;
+}
+
+std::string format_history(const std::vector<PlannerInput>& history) {
+  std::string out;
+  for (const PlannerInput& in : history)
+    out += fmt::format("{}{}:{}", out.empty() ? "" : "; ", in.wave_count, format_edges(in.edges));
+  return out;
+}
+
+std::optional<std::vector<PlannerInput>> parse_history(std::string_view text) {
+  std::vector<PlannerInput> history;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find("; "), text.size());
+    const std::string_view item = text.substr(0, end);
+    text.remove_prefix(std::min(end + 2, text.size()));
+    PlannerInput in;
+    const auto [colon, ec] = std::from_chars(item.data(), item.data() + item.size(), in.wave_count);
+    if (ec != std::errc() || colon == item.data() + item.size() || *colon != ':') return std::nullopt;
+    auto edges = parse_edges(item.substr(static_cast<std::size_t>(colon - item.data()) + 1));
+    if (!edges) return std::nullopt;
+    in.edges = std::move(*edges);
+    history.push_back(std::move(in));
+  }
+  return history;
+}
+
 std::optional<std::vector<std::size_t>> topological_order(std::size_t wave_count,
                                                           const std::vector<planner::WaveDependency>& edges) {
   std::vector<std::size_t> indegree(wave_count, 0);

@@ -39,6 +39,10 @@ struct DagConfig {
   std::uint32_t max_workgroups = 4;
   std::uint32_t max_workgroup_size = 8;  ///< a power of two
   std::uint32_t max_expr_depth = 2;
+  /// Plan each DAG with a scratch that already planned other inputs (generate_scratch_history),
+  /// so state a megakernel rule leaves in a reused planner::BarrierScratch reaches the plan; off:
+  /// a fresh scratch per plan (the DAG's choices come first either way).
+  bool reuse_scratch = true;
 };
 
 enum class DagShape : std::uint8_t { Random, Deep, Wide, Diamond };
@@ -65,6 +69,26 @@ struct WaveDag {
 };
 
 WaveDag generate_dag(ChoiceSource& choices, const DagConfig& config = {});
+
+/// One input of the megakernel planner: all a plan sees of a DAG.
+struct PlannerInput {
+  std::size_t wave_count = 0;
+  std::vector<planner::WaveDependency> edges;
+  friend bool operator==(const PlannerInput&, const PlannerInput&) = default;
+};
+
+/// The inputs one reused scratch plans, in order, before a DAG of `wave_count` waves and
+/// `edge_count` edges: 0 to 3 of them (none for an exhausted source), each with the same wave and
+/// edge counts (other edges), at most as many waves and fewer edges, more of both (up to twice
+/// config.max_waves waves), or one the planner refuses half way (a cycle, a self-edge or a wave
+/// out of range: whatever the planner had written to the scratch stays there). Acyclic inputs
+/// have duplicate edges sometimes and ids in no particular order.
+std::vector<PlannerInput> generate_scratch_history(ChoiceSource& choices, const DagConfig& config,
+                                                   std::size_t wave_count, std::size_t edge_count);
+/// "3:0>1 1>2; 1:; 2:0>0" (wave count, then edges as format_edges) and back; nullopt on
+/// malformed text.
+std::string format_history(const std::vector<PlannerInput>& history);
+std::optional<std::vector<PlannerInput>> parse_history(std::string_view text);
 
 /// A topological order of the waves (Kahn, smallest ready id first; independent of the planner
 /// under test), or nullopt when the edges have a cycle or name a wave outside 0..wave_count.

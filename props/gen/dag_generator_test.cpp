@@ -1,6 +1,7 @@
 #include "props/gen/dag_generator.hpp"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <cstdlib>
 #include <map>
@@ -9,6 +10,7 @@
 #include "ir/text/printer.hpp"
 #include "ir/validate/validator.hpp"
 #include "ir/walk.hpp"
+#include "props/gen/choice_rapidcheck.hpp"
 #include "props/gen/dag_case.hpp"
 #include "props/oracle/waves_oracle.hpp"
 
@@ -166,6 +168,83 @@ TEST(Props_DagOrder, TopologicalOrderIsSmallestReadyFirstAndRejectsCycles) {
   EXPECT_FALSE(topological_order(2, {{0, 1}, {1, 0}}));
   EXPECT_FALSE(topological_order(2, {{1, 1}}));
   EXPECT_FALSE(topological_order(2, {{0, 2}}));
+}
+
+// The scratch history of a reused-scratch DAG campaign: none from an exhausted source; every mode
+// occurs (the same counts, fewer, more, refused); acyclic inputs stay inside their waves.
+TEST(Props_DagScratchHistory, HistoriesHaveEqualSmallerLargerAndRefusedInputs) {
+  ChoiceSource empty = ChoiceSource::replay({});
+  EXPECT_TRUE(generate_scratch_history(empty, DagConfig{}, 5, 7).empty());
+  std::set<std::string> seen;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    ChoiceSource choices = ChoiceSource::random(seed);
+    const std::size_t n = 1 + seed % 8, m = seed % 11;
+    for (const PlannerInput& in : generate_scratch_history(choices, DagConfig{}, n, m)) {
+      ASSERT_GE(in.wave_count, 1u);
+      ASSERT_LE(in.wave_count, 16u);
+      if (!topological_order(in.wave_count, in.edges)) {
+        seen.insert("refused");
+        planner::BarrierScratch scratch;
+        EXPECT_FALSE(planner::vyre_0_7_2().megakernel(in.wave_count, in.edges, scratch).ok())
+            << in.wave_count << ":" << format_edges(in.edges);
+        continue;
+      }
+      if (in.wave_count == n && in.edges.size() == m) seen.insert("same");
+      if (in.wave_count <= n && in.edges.size() < m) seen.insert("smaller");
+      if (in.wave_count >= n && in.edges.size() > m) seen.insert("larger");
+    }
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"larger", "refused", "same", "smaller"}));
+}
+
+TEST(Props_DagScratchHistory, HistoryTextRoundTripsAndRejectsMalformedText) {
+  const std::vector<PlannerInput> history = {{3, {{0, 1}, {1, 2}}}, {1, {}}, {2, {{0, 0}}}};
+  EXPECT_EQ(format_history(history), "3:0>1 1>2; 1:; 2:0>0");
+  EXPECT_EQ(parse_history("3:0>1 1>2; 1:; 2:0>0"), history);
+  EXPECT_EQ(parse_history(""), std::vector<PlannerInput>{});
+  for (std::string_view bad : {"3", ":0>1", "3:0-1", "3:0>1;1:", "x:"}) EXPECT_FALSE(parse_history(bad).has_value()) << bad;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    ChoiceSource choices = ChoiceSource::random(seed);
+    const std::vector<PlannerInput> drawn = generate_scratch_history(choices, DagConfig{}, 6, 8);
+    EXPECT_EQ(parse_history(format_history(drawn)), drawn) << format_history(drawn);
+  }
+}
+
+/// A sequence of planner inputs of varying sizes: scratch histories around DAG sizes up to 40 waves.
+std::vector<PlannerInput> planner_sequence(ChoiceSource& c) {
+  std::vector<PlannerInput> out;
+  const std::uint32_t rounds = c.between(1, 6);
+  for (std::uint32_t r = 0; r < rounds; ++r) {
+    DagConfig config;
+    config.max_waves = c.between(1, 20);
+    const std::size_t n = c.between(1, config.max_waves), m = c.below(3 * config.max_waves);
+    for (PlannerInput& in : generate_scratch_history(c, config, n, m)) out.push_back(std::move(in));
+  }
+  return out;
+}
+
+// planner/megakernel_barrier_prop_test.cpp checks one reuse of a scratch; this is a whole
+// sequence of plans of equal and different sizes, refused ones included, through one scratch.
+RC_GTEST_PROP(Props_DagScratchHistory, PlanningASequenceInOneReusedScratchEqualsPlanningEachFresh, ()) {
+  const std::vector<PlannerInput> sequence =
+      *gen_from_choices([](ChoiceSource& c, const std::vector<std::uint32_t>&) { return planner_sequence(c); });
+  RC_TAG(sequence.size() < 3 ? "short" : "long");
+  for (const planner::Profile* profile : {&planner::vyre_0_7_2(), &planner::sound()}) {
+    planner::BarrierScratch reused;
+    for (const PlannerInput& in : sequence) {
+      planner::BarrierScratch fresh_scratch;
+      const MegakernelPlan fresh = profile->megakernel(in.wave_count, in.edges, fresh_scratch);
+      const MegakernelPlan again = profile->megakernel(in.wave_count, in.edges, reused);
+      RC_ASSERT(fresh.ok() == again.ok());
+      if (fresh.ok()) {
+        RC_ASSERT(*fresh == *again);
+      } else {
+        RC_ASSERT(fresh.error() == again.error());
+      }
+      RC_ASSERT(reused.wave_capacity() >= in.wave_count);
+      RC_ASSERT(reused.dependency_capacity() >= in.edges.size());
+    }
+  }
 }
 
 }  // namespace

@@ -26,11 +26,26 @@ E ExprGenerator::invocation_count() {
   return b_.num_workgroups(0) * b_.workgroup_size(0);
 }
 
-E ExprGenerator::own_slot(std::uint32_t k) {
-  if (k == 0) return b_.gid(0);
-  return b_.gid(0) + (on(Feature::GridAuto) ? invocation_count() * b_.u32(k) : b_.u32(k * s_.invocations));
+E ExprGenerator::linear_gid() {
+  // gid.x + gid.y·X + gid.z·X·Y over the grid's invocation extents X, Y (axes of extent 1 omitted).
+  const std::uint32_t x = s_.grid[0] * s_.wg_size[0], y = s_.grid[1] * s_.wg_size[1], z = s_.grid[2] * s_.wg_size[2];
+  E id = b_.gid(0);
+  if (y > 1) id = id + b_.gid(1) * b_.u32(x);
+  if (z > 1) id = id + b_.gid(2) * b_.u32(x * y);
+  return id;
 }
-E ExprGenerator::own_workgroup_slot(std::uint32_t k) { return k == 0 ? b_.lid(0) : b_.lid(0) + b_.u32(k * s_.wg); }
+E ExprGenerator::linear_lid() {
+  E id = b_.lid(0);
+  if (s_.wg_size[1] > 1) id = id + b_.lid(1) * b_.u32(s_.wg_size[0]);
+  if (s_.wg_size[2] > 1) id = id + b_.lid(2) * b_.u32(s_.wg_size[0] * s_.wg_size[1]);
+  return id;
+}
+
+E ExprGenerator::own_slot(std::uint32_t k) {
+  if (k == 0) return linear_gid();
+  return linear_gid() + (on(Feature::GridAuto) ? invocation_count() * b_.u32(k) : b_.u32(k * s_.invocations));
+}
+E ExprGenerator::own_workgroup_slot(std::uint32_t k) { return k == 0 ? linear_lid() : linear_lid() + b_.u32(k * s_.wg); }
 
 E ExprGenerator::uniform_condition(bool grid_uniform) {
   switch (c_.below(grid_uniform ? 3 : 4)) {
@@ -132,13 +147,18 @@ Typed ExprGenerator::leaf(ScalarType t, const Context& ctx) {
   const auto buffers = loadable(t, ctx);
   if (!buffers.empty()) options.push_back(Load);
   switch (options[c_.below(static_cast<std::uint32_t>(options.size()))]) {
-    case Builtin:
-      switch (c_.below(4)) {
-        case 0: return {b_.gid(0)};
-        case 1: return {b_.lid(0)};
-        case 2: return {b_.wgid(0)};
-        default: return {b_.num_workgroups(0)};
+    case Builtin: {
+      // With a 2-D / 3-D shape, also the y and z builtins (axis drawn after the builtin).
+      const bool dims = s_.wg_size[1] * s_.wg_size[2] * s_.grid[1] * s_.grid[2] > 1;
+      const std::uint32_t which = c_.below(4);
+      const std::uint32_t axis = dims ? c_.below(3) : 0;
+      switch (which) {
+        case 0: return {b_.gid(axis)};
+        case 1: return {b_.lid(axis)};
+        case 2: return {b_.wgid(axis)};
+        default: return {b_.num_workgroups(axis)};
       }
+    }
     case Length: {
       const std::size_t i = c_.below(static_cast<std::uint32_t>(s_.buffers.size()));
       if (s_.buffers[i].role == Role::Unreferenced || s_.buffers[i].role == Role::Counter) return literal(t);

@@ -4,6 +4,8 @@
 // generator; every decision is drawn from the state's ChoiceSource.
 //
 // Rules enforced here:
+// - Own slots use the linear ids (linear_gid / linear_lid: x, y, z with MultiDimGrid), so a plainly
+//   written buffer is still touched only at the invocation's own slots on 2-D / 3-D shapes.
 // - Loads: a buffer written plainly in this segment is read only at the invocation's own slots
 //   (gid + k·N); any other storage buffer at any index (out of bounds reads 0). Buffers updated
 //   atomically in this segment, the atomic counter and the unreferenced output are never loaded.
@@ -41,9 +43,13 @@ class ExprGenerator {
 
   /// Total invocations N: a literal with an explicit grid, the dispatch size with `grid auto`.
   ir::E invocation_count();
-  /// The invocation's k-th own slot of a storage buffer: gid + k·N (draws nothing).
+  /// The invocation's linear index in the grid, gid.x + gid.y·X + gid.z·X·Y (draws nothing).
+  ir::E linear_gid();
+  /// The invocation's linear index in its workgroup, lid.x + lid.y·wg.x + lid.z·wg.x·wg.y (draws nothing).
+  ir::E linear_lid();
+  /// The invocation's k-th own slot of a storage buffer: gid + k·N, gid linear (draws nothing).
   ir::E own_slot(std::uint32_t k);
-  /// The invocation's k-th own slot of workgroup memory: lid + k·wg (draws nothing).
+  /// The invocation's k-th own slot of workgroup memory: lid + k·wg, lid linear (draws nothing).
   ir::E own_workgroup_slot(std::uint32_t k);
 
   /// Grid-uniform (literals, counts, buffer lengths) or, when allowed, workgroup-uniform (+ wgid).

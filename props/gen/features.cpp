@@ -12,7 +12,8 @@ constexpr std::array<std::string_view, kFeatureCount> kNames = {
     "returns",           "fixpoint",                 "scalar_types",         "rw_written_unread",
     "fixpoint_partial_outputs", "runtime_sized_rw",  "unreferenced_output",  "workgroup_across_fence",
     "locals_across_fence", "grid_auto",              "return_before_fence",  "output_byte_range",
-    "fence_under_control_flow", "write_only_multi_segment",
+    "fence_under_control_flow", "write_only_multi_segment", "multi_dim_grid", "workgroup_tail",
+    "loop_start",        "fenced_else",              "long_fixpoint",
 };
 
 }  // namespace

@@ -43,6 +43,7 @@ enum class Role : std::uint8_t {
   Workgroup,     ///< workgroup memory
   Unreferenced,  ///< an output no statement touches (B1)
   RuntimeSized,  ///< read_write with count 0 (A5)
+  Converging,    ///< LongFixpoint: an output only the converging statement writes (counter + flip slots)
 };
 
 struct BufferInfo {
@@ -51,6 +52,10 @@ struct BufferInfo {
   Role role = Role::Input;
   ir::ScalarType element = ir::ScalarType::U32;
   std::uint32_t slots = 1;  ///< own slots per invocation (count = slots · N, or · wg for workgroup)
+  /// Declared element count: slots · N (storage) or slots · wg (workgroup memory); with WorkgroupTail a
+  /// workgroup buffer may hold fewer, (slots - 1) · wg < count ≤ slots · wg, and its last own slot
+  /// lid + (slots - 1) · wg exists only for lanes below the tail.
+  std::uint32_t count = 0;
   bool several_segments = false;  ///< written in more than one segment (write-only, F1)
 };
 
@@ -91,6 +96,11 @@ struct GeneratorState {
   // fence segments and fixpoint passes.
   FeatureMask features = 0;
   std::uint32_t wg = 1, groups = 1, invocations = 1, segments = 1, fixpoint = 1;
+  /// The workgroup size and the grid per axis (wg = product of wg_size, groups = product of grid);
+  /// y and z exceed 1 only with MultiDimGrid (without GridAuto).
+  std::array<std::uint32_t, 3> wg_size{1, 1, 1}, grid{1, 1, 1};
+  /// LongFixpoint: the segment holding the converging statement and its saturation bound K ≥ 3.
+  std::uint32_t converging_segment = 0, converge_bound = 0;
 
   // Storage plan (case_storage): the buffers in declaration order and, per segment × buffer,
   // whether it is written plainly, updated atomically, and must be written at least once.

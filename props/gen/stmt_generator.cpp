@@ -39,9 +39,13 @@ bool StmtGenerator::returns_allowed(const Context& ctx) const {
   return on(Feature::Returns) && s_.segment == s_.segments - 1;
 }
 
+bool StmtGenerator::plainly_writable(std::size_t i) const {
+  return s_.written[s_.segment][i] && s_.buffers[i].role != Role::Converging;
+}
+
 bool StmtGenerator::any_written() const {
   for (std::size_t i = 0; i < s_.buffers.size(); ++i)
-    if (s_.written[s_.segment][i]) return true;
+    if (plainly_writable(i)) return true;
   return false;
 }
 bool StmtGenerator::any_atomic() const {
@@ -75,7 +79,7 @@ void StmtGenerator::generate_op(const Context& ctx, std::vector<S>& out) {
 std::size_t StmtGenerator::pick_written() {
   std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < s_.buffers.size(); ++i)
-    if (s_.written[s_.segment][i]) candidates.push_back(i);
+    if (plainly_writable(i)) candidates.push_back(i);
   return candidates[c_.below(static_cast<std::uint32_t>(candidates.size()))];
 }
 std::size_t StmtGenerator::pick_atomic() {
@@ -155,15 +159,20 @@ void StmtGenerator::exchange_op(const Context& ctx, std::vector<S>& out) {
   result.assignable = true;  // assigned below, so never re-executable across a fence
   out.push_back(b_.let(result.name, ex_.zero(sh.element)));
   const E value = ex_.expr(sh.element, ctx, 1).e;  // the value is drawn before the slot
-  const E slot = ex_.own_workgroup_slot(c_.below(sh.slots));
-  out.push_back(b_.store(sh.buf, slot, value));
+  out.push_back(workgroup_store(sh, c_.below(sh.slots), value));
   s_.workgroup_written = true;
   out.push_back(b_.barrier());
   Context inner = ctx;
   inner.in_exchange = true;
-  const E any_lane = b_.bin(BinOp::Mod, ex_.expr(ScalarType::U32, inner, 1).e, b_.u32(sh.slots * s_.wg));
+  const E any_lane = b_.bin(BinOp::Mod, ex_.expr(ScalarType::U32, inner, 1).e, b_.u32(sh.count));
   out.push_back(b_.assign(result.name, b_.load(sh.buf, any_lane)));
   out.push_back(b_.barrier());
   s_.scopes.back().push_back(result);
+}
+
+S StmtGenerator::workgroup_store(const BufferInfo& sh, std::uint32_t k, E value) {
+  const S store = b_.store(sh.buf, ex_.own_workgroup_slot(k), value);
+  if ((k + 1) * s_.wg <= sh.count) return store;  // every lane's slot exists
+  return b_.if_(ex_.own_workgroup_slot(k) < b_.u32(sh.count), {store});  // the tail: lid + k·wg < count
 }
 }  // namespace gridcheck::props::casegen

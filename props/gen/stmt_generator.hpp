@@ -21,7 +21,13 @@
 // - Returns: only under an invocation-dependent if, never in a loop or an exchange, and only in the
 //   last segment (Returns) or in any segment (ReturnBeforeFence).
 // - Fences: at the top level between segments; with FenceUnderControlFlow also once, in the last
-//   segment, inside a grid-uniform if or a counted loop.
+//   segment, inside a grid-uniform if or a counted loop with literal bounds. With FencedElse that if
+//   has an else, the branches hold different numbers of fences (0..2, one of them ≥ 1); with
+//   LoopStart that loop starts at 1..3 and reads its variable after the fence (index and value).
+//   Without FenceUnderControlFlow no fence is ever under control flow (FencedElse then only gives
+//   every uniform if an else; LoopStart starts ordinary counted loops at 0..3).
+// - WorkgroupTail: workgroup stores at a slot with a tail are guarded by `lid + k·wg < count`; the
+//   initialisation is a loop over the slots with that guard; exchange reads are `any mod count`.
 // - Nesting stays within config.max_nesting; each segment has at most config.max_ops_per_segment
 //   top-level operations plus its obligations.
 // - Obligations: every buffer this segment must write is written (stored or atomically updated)
@@ -54,6 +60,8 @@ class StmtGenerator {
   // stmt_generator.cpp
   std::vector<OpKind> available(const Context& ctx) const;
   bool returns_allowed(const Context& ctx) const;
+  /// Buffer `i` is in this segment's write set and random stores may target it (not `late`).
+  bool plainly_writable(std::size_t i) const;
   bool any_written() const;
   bool any_atomic() const;
   /// Appends one generated operation (one or more statements) to `out`.
@@ -70,6 +78,8 @@ class StmtGenerator {
   /// `let v = 0; sh[own] = e; barrier; v = sh[any lane]; barrier` in workgroup-uniform control
   /// flow: the only place where an invocation reads another lane's workgroup memory.
   void exchange_op(const Context& ctx, std::vector<ir::S>& out);
+  /// `sh[lid + k·wg] = value`, guarded by `lid + k·wg < count` when slot k has a tail (draws nothing).
+  ir::S workgroup_store(const BufferInfo& sh, std::uint32_t k, ir::E value);
 
   // stmt_control_flow.cpp
   std::vector<ir::S> nested_body(const Context& ctx);
@@ -80,10 +90,15 @@ class StmtGenerator {
   /// A fence under grid-uniform control flow (spec G5): `if true-ish { a; grid_sync; b }` or a
   /// counted loop around a fence.
   ir::S fenced_construct();
+  /// Statements with `fences` grid syncs: a nested body, then per fence `grid_sync` and a nested body.
+  std::vector<ir::S> fenced_body(const Context& ctx, std::uint32_t fences);
 
   // stmt_segment.cpp
   void initialise_workgroup_memory(std::vector<ir::S>& ops);
   void fulfil_obligations(std::vector<ir::S>& ops);
+  /// LongFixpoint: `let c = late[own0]; late[own0] = min(c + 1, K); late[own1] = late[own1] ^ u32(c < K)`,
+  /// state that changes on passes 1..K and then stays (the split needs min(K + 1, fixpoint) ≥ 4 passes).
+  void converging_statement(std::vector<ir::S>& ops);
 
   GeneratorState& s_;
   ChoiceSource& c_;

@@ -1,4 +1,5 @@
 #include "props/oracle/oracle_plugin.hpp"
+#include "props/oracle/convergence_oracle.hpp"
 #include "props/oracle/split_oracle.hpp"
 #include "props/oracle/waves_oracle.hpp"
 
@@ -6,8 +7,9 @@ namespace gridcheck::props {
 
 std::span<const Oracle* const> builtin_oracles() {
   static const SplitOracle split;
+  static const ConvergenceOracle convergence;
   static const WavesOracle waves;
-  static const Oracle* const oracles[] = {&split, &waves};
+  static const Oracle* const oracles[] = {&split, &convergence, &waves};
   return oracles;
 }
 

@@ -40,6 +40,7 @@ std::string default_profile(ir::Oracle oracle, const std::string& profile) {
 void record_expectations(ir::Case& c, const CaseReport& report) {
   c.expectations.clear();
   c.outputs.clear();
+  c.launches.clear();
   c.expectations.push_back({ir::Oracle::Reference, "", report.reference_verdict,
                             report.reference_verdict == ir::Verdict::Ok ? "" : report.reference_detail, {}});
   if (report.reference.ok())
@@ -49,6 +50,10 @@ void record_expectations(ir::Case& c, const CaseReport& report) {
     const auto oracle = ir::oracle_from_name(s.oracle);
     if (!oracle) continue;
     c.expectations.push_back({*oracle, s.profile, s.verdict, s.verdict == ir::Verdict::Match ? "" : s.detail, {}});
+    // H-gpu runs H-cpu's plan through the same loop, so only H-cpu's count is recorded; a profile
+    // that refused (or a case R could not run) launched nothing.
+    if (*oracle == ir::Oracle::SplitCpu && s.launches > 0)
+      c.launches.push_back({*oracle, s.profile, static_cast<std::uint32_t>(s.launches), {}});
     if (s.verdict == ir::Verdict::Diverge)
       for (std::size_t i = 0; i < s.output_names.size() && i < s.outputs.size(); ++i)
         c.outputs.push_back(expected_output(*oracle, s.profile, s.output_names[i], s.outputs[i]));
@@ -77,6 +82,14 @@ std::vector<ExpectationFailure> check_expectations(const ir::Case& c, const Case
                                              e.profile.empty() ? "" : " " + e.profile, ir::name_of(e.verdict),
                                              e.detail.empty() ? "" : " ", e.detail, ir::name_of(actual),
                                              detail.empty() ? "" : " ", detail)});
+  }
+  for (const ir::ExpectedLaunches& l : c.launches) {
+    const OracleOutcome* s = report.find(ir::name_of(l.oracle), default_profile(l.oracle, l.profile));
+    if (s == nullptr) continue;  // that oracle did not run
+    if (s->launches != l.count)
+      failures.push_back({l.loc, fmt::format("expected {} launch{}, got {} ({}{})", l.count, l.count == 1 ? "" : "es",
+                                             s->launches, ir::name_of(l.oracle),
+                                             l.profile.empty() ? "" : " " + l.profile)});
   }
   for (const ir::ExpectedOutput& o : c.outputs) {
     const Bytes* actual = nullptr;

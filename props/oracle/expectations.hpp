@@ -11,7 +11,8 @@
 namespace gridcheck::props {
 
 /// Replaces a case's expectations with what `report` says: R's verdict and outputs (words up to 64
-/// elements, else an FNV-1a-64 hash), each outcome's verdict and detail, and a diverging outcome's outputs.
+/// elements, else an FNV-1a-64 hash), each outcome's verdict and detail, H-cpu's launch count per
+/// profile (when it launched anything), and a diverging outcome's outputs.
 void record_expectations(ir::Case& c, const CaseReport& report);
 
 /// A mismatch between a case's `expect` lines and a report.
@@ -19,7 +20,8 @@ struct ExpectationFailure {
   ir::SourceLoc loc;
   std::string message;
 };
-/// Every expectation of `c` that `report` contradicts; expectations of oracles that did not run
+/// Every expectation of `c` that `report` contradicts ("expected 4 launches, got 6" for a launch
+/// count); expectations of oracles that did not run
 /// (no GPU, profile not selected) are skipped.
 std::vector<ExpectationFailure> check_expectations(const ir::Case& c, const CaseReport& report);
 

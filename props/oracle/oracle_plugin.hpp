@@ -24,7 +24,8 @@ class Oracle {
   virtual void evaluate(const ir::Case& c, const OracleOptions& options, CaseReport& report) const = 0;
 };
 
-/// The built-in oracles in the order they run: the split oracle (H-cpu, H-gpu), then R-waves.
+/// The built-in oracles in the order they run: the split oracle (H-cpu, H-gpu), the convergence
+/// oracle (which reads H-cpu's outcomes), then R-waves.
 std::span<const Oracle* const> builtin_oracles();
 
 }  // namespace gridcheck::props

@@ -42,10 +42,10 @@ ir::Case one_fence_case() {
   return c;
 }
 
-TEST(Props_OraclePlugins, TheBuiltinsAreTheSplitOracleThenRWaves) {
+TEST(Props_OraclePlugins, TheBuiltinsAreTheSplitOracleThenConvergenceThenRWaves) {
   std::vector<std::string_view> names;
   for (const Oracle* o : builtin_oracles()) names.push_back(o->name());
-  EXPECT_EQ(names, (std::vector<std::string_view>{"H-cpu", "R-waves"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"H-cpu", "convergence", "R-waves"}));
 }
 
 TEST(Props_OraclePlugins, GivenOraclesReplaceTheBuiltinsAndRunInOrderAfterR) {

@@ -1,0 +1,195 @@
+// The convergence oracle: the split's fixpoint loop must stop where R's state repeats (sound), at or
+// before it (vyre-0.7.2); the convergence mutants M5, M7 and M8 (docs/mutants.md) are caught.
+#include "props/oracle/convergence_oracle.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "ir/text/parser.hpp"
+#include "props/mutants/mutant_catalogue.hpp"
+#include "props/oracle/evaluate_case.hpp"
+
+namespace gridcheck::props {
+namespace {
+
+ir::Case parse(std::string_view text) {
+  ir::Result<ir::Case> c = ir::parse_case(text, "convergence.gc");
+  EXPECT_TRUE(c.ok()) << ir::render(c.diagnostics(), text);
+  return std::move(c).value();
+}
+
+// acc climbs 1, 2, 3 and stays: R's state repeats after pass 4 of 6.
+constexpr std::string_view kClimbsToThree = R"gc(case climbs
+grid 1 1 1
+fixpoint 6
+buffer acc: u32[1] read_write binding 0 output live_out
+buffer out: u32[1] read_write binding 1 output live_out
+kernel {
+  acc[0] = min(acc[0] + 1, 3)
+  grid_sync
+  out[0] = acc[0] * 2
+}
+)gc";
+
+// The first pass already computes the final state: R's state repeats after pass 2 of 5.
+constexpr std::string_view kStableAfterOnePass = R"gc(case stable
+grid 1 1 1
+fixpoint 5
+buffer in: u32[1] read binding 0
+buffer mid: u32[1] read_write binding 1 output live_out
+buffer out: u32[1] read_write binding 2 output live_out
+input in = [7]
+kernel {
+  mid[0] = in[0] * 2
+  grid_sync
+  out[0] = mid[0] + 1
+}
+)gc";
+
+// The first pass leaves the zero-seeded output zero (corpus/s6_8_fixpoint_stable_first_pass.gc).
+constexpr std::string_view kFirstPassLeavesZeros = R"gc(case zeros
+grid 1 1 1
+fixpoint 3
+buffer vals: u32[4] read binding 0
+buffer best: u32[1] read_write binding 1 output
+input vals = [0, 0, 0, 0]
+kernel {
+  best[0] = max(best[0], vals[0] | vals[1] | vals[2] | vals[3])
+  grid_sync
+}
+)gc";
+
+const OracleOutcome& convergence(const CaseReport& report, std::string_view profile) {
+  const OracleOutcome* s = report.find("convergence", profile);
+  if (s == nullptr) {
+    ADD_FAILURE() << "no convergence outcome for " << profile;
+    static const OracleOutcome none;
+    return none;
+  }
+  return *s;
+}
+
+CaseReport evaluate_under(const ir::Case& c, const planner::Profile& profile) {
+  OracleOptions o;
+  o.profiles = {&profile};
+  return evaluate_case(c, o);
+}
+
+TEST(Props_ConvergenceOracle, FindsThePassWhereRsStateRepeats) {
+  const auto end_repeat = [](const ir::Case& c) { return reference_repeat(c, OracleOptions{}).end; };
+  EXPECT_EQ(end_repeat(parse(kClimbsToThree)), std::optional<std::uint32_t>{4});
+  EXPECT_EQ(end_repeat(parse(kStableAfterOnePass)), std::optional<std::uint32_t>{2});
+  // Pass 1 is never compared with the initial state.
+  EXPECT_EQ(end_repeat(parse(kFirstPassLeavesZeros)), std::optional<std::uint32_t>{2});
+  ir::Case never = parse(kClimbsToThree);
+  never.fixpoint = 3;
+  EXPECT_EQ(end_repeat(never), std::nullopt);
+}
+
+TEST(Props_ConvergenceOracle, RsWholeTraceRepeatsAPassAfterItsEndStateWhenAFenceSeesAChange) {
+  // b ends every pass at 0 but holds 1 at the fence from pass 2 on: the end state repeats after
+  // pass 2, the trace (fence and end) only after pass 3.
+  const ir::Case c = parse(R"gc(case trace
+grid 1 1 1
+fixpoint 5
+buffer a: u32[1] read_write binding 0 output live_out
+buffer b: u32[1] read_write binding 1 output live_out
+kernel {
+  b[0] = min(a[0], 1)
+  a[0] = 1
+  grid_sync
+  b[0] = 0
+}
+)gc");
+  const ReferenceRepeat r = reference_repeat(c, OracleOptions{});
+  EXPECT_EQ(r.end, std::optional<std::uint32_t>{2});
+  EXPECT_EQ(r.trace, std::optional<std::uint32_t>{3});
+}
+
+TEST(Props_ConvergenceOracle, SoundStoppingWhereRsStateRepeatsIsSilent) {
+  for (std::string_view text : {kClimbsToThree, kStableAfterOnePass, kFirstPassLeavesZeros}) {
+    const ir::Case c = parse(text);
+    const CaseReport report = evaluate_under(c, planner::sound());
+    const OracleOutcome& s = convergence(report, "sound");
+    EXPECT_EQ(s.verdict, ir::Verdict::Match) << c.name << ": " << s.message;
+    EXPECT_TRUE(s.detail.empty());
+    EXPECT_TRUE(report.agrees()) << c.name;
+  }
+  const CaseReport climbs = evaluate_under(parse(kClimbsToThree), planner::sound());
+  EXPECT_NE(convergence(climbs, "sound").message.find("the split ran 4 passes, R's state repeats after pass 4"),
+            std::string::npos)
+      << convergence(climbs, "sound").message;
+}
+
+TEST(Props_ConvergenceOracle, VyreStoppingAtOrBeforeRsRepeatIsSilent) {
+  for (std::string_view text : {kClimbsToThree, kStableAfterOnePass, kFirstPassLeavesZeros}) {
+    const ir::Case c = parse(text);
+    const CaseReport report = evaluate_under(c, planner::vyre_0_7_2());
+    EXPECT_EQ(convergence(report, "vyre-0.7.2").verdict, ir::Verdict::Match)
+        << c.name << ": " << convergence(report, "vyre-0.7.2").message;
+  }
+}
+
+TEST(Props_ConvergenceOracle, NoOutcomeForOnePassOrAnUnsplitDispatch) {
+  ir::Case one = parse(kClimbsToThree);
+  one.fixpoint = 1;
+  EXPECT_EQ(evaluate_under(one, planner::sound()).find("convergence", "sound"), nullptr);
+  const ir::Case unsplit = parse(R"gc(case unsplit
+grid 1 1 1
+fixpoint 4
+buffer acc: u32[1] read_write binding 0 output
+kernel {
+  acc[0] = min(acc[0] + 1, 2)
+}
+)gc");
+  // vyre-0.7.2 launches a fence-free program once, unsplit, with fixpoint N: nothing to judge.
+  EXPECT_EQ(evaluate_under(unsplit, planner::vyre_0_7_2()).find("convergence", "vyre-0.7.2"), nullptr);
+  // sound runs it as one segment through its loop, which must stop where R's state repeats.
+  const CaseReport sound = evaluate_under(unsplit, planner::sound());
+  EXPECT_EQ(convergence(sound, "sound").verdict, ir::Verdict::Match) << convergence(sound, "sound").message;
+  EXPECT_NE(convergence(sound, "sound").message.find("the split ran 3 passes, R's state repeats after pass 3"),
+            std::string::npos);
+}
+
+TEST(Props_ConvergenceOracle, AMutantThatRunsPassesTooManyIsCaught) {
+  const Mutant* m8 = find_mutant("M8-never-stop");
+  ASSERT_NE(m8, nullptr);
+  const planner::Profile never_stops = make_mutant(*m8, planner::sound());
+  for (std::string_view text : {kClimbsToThree, kStableAfterOnePass}) {
+    const ir::Case c = parse(text);
+    const CaseReport report = evaluate_under(c, never_stops);
+    const OracleOutcome* cpu = report.find("H-cpu", never_stops.name);
+    ASSERT_NE(cpu, nullptr);
+    ASSERT_EQ(cpu->verdict, ir::Verdict::Match) << "same bytes, more launches";
+    const OracleOutcome& s = convergence(report, never_stops.name);
+    EXPECT_EQ(s.verdict, ir::Verdict::Diverge) << c.name << ": " << s.message;
+    EXPECT_EQ(s.detail, "planner");
+    EXPECT_NE(s.message.find(fmt::format("the split ran {} passes", c.fixpoint)), std::string::npos) << s.message;
+  }
+}
+
+TEST(Props_ConvergenceOracle, AMutantThatStopsAPassEarlyIsCaught) {
+  const Mutant* m7 = find_mutant("M7-stop-after-first-pass");
+  const Mutant* m5 = find_mutant("M5-compare-initial-state");
+  ASSERT_NE(m7, nullptr);
+  ASSERT_NE(m5, nullptr);
+  const struct {
+    const Mutant* mutant;
+    std::string_view text;
+  } kills[] = {{m7, kStableAfterOnePass}, {m5, kFirstPassLeavesZeros}};
+  for (const auto& [mutant, text] : kills) {
+    const planner::Profile early = make_mutant(*mutant, planner::sound());
+    const ir::Case c = parse(text);
+    const CaseReport report = evaluate_under(c, early);
+    const OracleOutcome* cpu = report.find("H-cpu", early.name);
+    ASSERT_NE(cpu, nullptr);
+    ASSERT_EQ(cpu->verdict, ir::Verdict::Match) << mutant->name << ": same bytes";
+    const OracleOutcome& s = convergence(report, early.name);
+    EXPECT_EQ(s.verdict, ir::Verdict::Diverge) << mutant->name << ": " << s.message;
+    EXPECT_NE(s.message.find("the split ran 1 pass, R's state repeats after pass 2"), std::string::npos) << s.message;
+    EXPECT_FALSE(report.agrees());
+  }
+}
+
+}  // namespace
+}  // namespace gridcheck::props

@@ -1,0 +1,36 @@
+# `gridcheck gen` then `gridcheck replay` on its output (issue 17, Done when): every shape the generator's
+# issue-17 features stand for appears among COUNT cases of seed 1 (workgroup z > 1, grid y > 1, a workgroup
+# buffer count that is not a multiple of the workgroup size, a fenced loop starting above 0, a fenced if with
+# an else, fixpoint >= 4), and every written case replays against its recorded expectations.
+# Usage: cmake -DGRIDCHECK=<gridcheck> -DDIR=<scratch dir> [-DCOUNT=2000] -P check_gen_shapes.cmake
+if(NOT GRIDCHECK OR NOT DIR)
+  message(FATAL_ERROR "usage: cmake -DGRIDCHECK=... -DDIR=... [-DCOUNT=N] -P check_gen_shapes.cmake")
+endif()
+if(NOT COUNT)
+  set(COUNT 2000)
+endif()
+file(REMOVE_RECURSE "${DIR}")
+execute_process(COMMAND "${GRIDCHECK}" gen --seed 1 --count ${COUNT} --out "${DIR}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gridcheck gen: exit ${rc}\n${out}${err}")
+endif()
+foreach(shape workgroup_z grid_y workgroup_tail fenced_loop_start fenced_else fixpoint_4)
+  if(NOT out MATCHES " ${shape} ([1-9][0-9]*)")
+    message(FATAL_ERROR "gridcheck gen: no case with shape ${shape} among ${COUNT}\n${out}")
+  endif()
+  message(STATUS "${shape}: ${CMAKE_MATCH_1} of ${COUNT} cases")
+endforeach()
+file(GLOB written "${DIR}/*.gc")
+list(LENGTH written n)
+if(NOT n EQUAL COUNT)
+  message(FATAL_ERROR "gridcheck gen: ${n} files in ${DIR}, expected ${COUNT}")
+endif()
+execute_process(COMMAND "${GRIDCHECK}" replay --quiet "${DIR}" RESULT_VARIABLE rc OUTPUT_VARIABLE rout ERROR_VARIABLE rerr)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gridcheck replay ${DIR}: exit ${rc}\n${rout}${rerr}")
+endif()
+if(NOT "${rout}${rerr}" MATCHES "${COUNT} passed, 0 failed")
+  message(FATAL_ERROR "gridcheck replay ${DIR}: expected ${COUNT} passed\n${rout}${rerr}")
+endif()
+file(REMOVE_RECURSE "${DIR}")
