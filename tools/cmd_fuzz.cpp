@@ -242,7 +242,7 @@ void register_fuzz(CLI::App& root, int& exit_code) {
   add_planner_options(cmd, args->planner);
   cmd->add_option("--features", args->features,
                   "generator features that may be switched on: comma-separated names, or all (default), benign, "
-                  "divergence");
+                  "divergence, read left to right; -NAME removes one (all,-loop_start)");
   cmd->add_option("--jobs,-j", args->jobs, "worker threads (0 = one per core; default 1; with H-gpu always 1, one device queue: run --shard processes instead)");
   cmd->add_option("--shard", args->shard, "I/N: take case indices i with i % N == I of the seed space (default 0/1)");
   cmd->add_option("--out", args->out, "directory for failures (shrunk cases, unshrunk originals) and resume state");

@@ -190,7 +190,7 @@ void register_gen(CLI::App& root, int& exit_code) {
   cmd->add_option("--out", args->out, "directory for the cases (created if missing)")->required();
   cmd->add_option("--features", args->features,
                   "generator features that may be switched on: comma-separated names, or all (default), benign, "
-                  "divergence");
+                  "divergence, read left to right; -NAME removes one (all,-loop_start)");
   cmd->add_option("--target", args->target, "program (default) or dag (fused wave DAGs, as fuzz --target dag)");
   cmd->add_option("--profile", args->profiles, "planner profile(s) whose H-cpu verdicts are recorded (default sound; 'all')");
   cmd->add_option("--max-divergence-features", args->max_divergence_features,

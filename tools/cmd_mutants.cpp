@@ -1,9 +1,11 @@
 // `gridcheck mutants [--seconds-per-mutant N] [--only NAME]... [--quick] [--json] [--oracles LIST]
-//                   [--corpus DIR] [--save DIR | --no-save] [--seed S] [--jobs J]`:
+//                   [--corpus DIR] [--save-cases DIR | --update] [--features LIST] [--seed S] [--jobs J]`:
 // the mutation self-test (docs/mutants.md). For each catalogue mutant (props/mutant_catalogue.hpp)
 // runs the oracles that can see it (z3, corpus, fuzz, contract; props/mutant_run.hpp) and prints a table:
 // killed or not, by which oracle(s), time to kill per oracle, and the confirmed killing case, saved
-// as <save>/<mutant>.gc. Then the kill rate and the median and worst time to kill per oracle.
+// as <dir>/<mutant>.gc only when asked (--save-cases DIR, or --update: the corpus's own mutants/).
+// Then the kill rate and the median and worst time to kill per oracle. Nothing in the checkout
+// changes unless asked; the corpus is --corpus or the source tree's corpus/, never the working directory.
 // `--quick` stops each mutant at its first kill with small budgets (the CI test).
 // `gridcheck mutants --check-case FILE...` replays saved killing cases: the base passes, the mutant fails.
 // `gridcheck mutants --list` prints the catalogue.
@@ -23,6 +25,7 @@
 
 #include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
+#include "props/gen/features.hpp"
 #include "props/reduce/case_reducer.hpp"
 #include "props/mutants/mutant_catalogue.hpp"
 #include "props/mutants/mutant_run.hpp"
@@ -45,9 +48,10 @@ struct MutantsArgs {
   bool json = false;
   bool list = false;
   std::string oracles = "z3,corpus,fuzz,contract";
-  std::string corpus = "corpus";
-  std::string save;
-  bool no_save = false;
+  std::string corpus;
+  std::string save_cases;
+  bool update = false;
+  std::string features;
   std::uint64_t seed = 1;
   unsigned jobs = 1;
   std::vector<std::string> check_cases;
@@ -124,6 +128,16 @@ int check_cases(const MutantsArgs& args) {
   return good == files.size() ? kExitOk : kExitMismatch;
 }
 
+// `path` relative to the source tree when it is inside it (the saved cases are tracked files).
+std::string shown_path(const fs::path& path) {
+  std::error_code ec;
+  const fs::path source = fs::weakly_canonical(GRIDCHECK_SOURCE_DIR, ec);
+  const fs::path full = fs::weakly_canonical(path, ec);
+  const fs::path relative = full.lexically_relative(source);
+  if (ec || relative.empty() || *relative.begin() == "..") return path.string();
+  return relative.string();
+}
+
 std::string save_case(const props::MutantResult& r, const fs::path& dir) {
   const ir::Case* best = r.best_case();
   if (best == nullptr) return "";
@@ -141,7 +155,7 @@ std::string save_case(const props::MutantResult& r, const fs::path& dir) {
                                                                        : "cases")
                       : ""),
       "The expectations are the base's results: the base passes them, the mutant does not.",
-      fmt::format("replay: gridcheck mutants --check-case {}", path.string()),
+      fmt::format("replay: gridcheck mutants --check-case {}", shown_path(path)),
   };
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -178,11 +192,29 @@ int run_mutants(const MutantsArgs& args) {
   options.corpus = oracles.contains(props::kOracleCorpus);
   options.fuzz = oracles.contains(props::kOracleFuzz);
   options.contract = oracles.contains(props::kOracleContract);
-  options.corpus_dir = args.corpus;
-  if (options.corpus && !fs::is_directory(args.corpus)) {
-    std::fprintf(stderr, "gridcheck mutants: corpus directory '%s' not found; the corpus oracle is skipped\n",
-                 args.corpus.c_str());
-    options.corpus_dir.clear();
+  if (!args.corpus.empty()) {
+    if (!fs::is_directory(args.corpus)) {
+      std::fprintf(stderr, "gridcheck mutants: --corpus '%s' is not a directory\n", args.corpus.c_str());
+      return kExitBadInput;
+    }
+    options.corpus_dir = args.corpus;
+  } else if (const fs::path source_corpus = fs::path(GRIDCHECK_SOURCE_DIR) / "corpus"; fs::is_directory(source_corpus)) {
+    options.corpus_dir = source_corpus.string();
+  } else if (options.corpus || args.update) {
+    std::fprintf(stderr,
+                 "gridcheck mutants: no corpus (the source tree's %s is gone); pass --corpus DIR%s\n",
+                 source_corpus.string().c_str(), args.update ? "" : " (the corpus oracle is skipped)");
+    if (args.update) return kExitBadInput;
+  }
+  if (!options.corpus) options.corpus_dir.clear();
+  if (!args.features.empty()) {
+    const auto features = props::parse_feature_list(args.features);
+    if (!features) {
+      std::fprintf(stderr, "gridcheck mutants: unknown feature in --features '%s' (known: all, benign, divergence, %s; -NAME removes)\n",
+                   args.features.c_str(), props::describe(props::kAllFeatures).c_str());
+      return kExitBadInput;
+    }
+    options.fuzz_features = *features;
   }
   options.fuzz_seed = args.seed;
   options.fuzz_jobs = args.jobs;
@@ -190,15 +222,30 @@ int run_mutants(const MutantsArgs& args) {
   if (args.quick) {
     options.stop_at_first_kill = true;
     options.skip_equivalent = true;
-    if (!args.seconds_given) options.fuzz_seconds = 5;
+    if (!args.seconds_given) options.fuzz_seconds = 15;  // only a survivor spends it
     options.shrink_attempts = 200;
     options.reduce_attempts = 60;
     options.contract_cases = 1000;
   }
   options.stop = &g_stop;
-  std::string save_dir = args.save;
-  if (save_dir.empty() && !args.quick && !options.corpus_dir.empty()) save_dir = (fs::path(args.corpus) / "mutants").string();
-  if (args.no_save) save_dir.clear();
+  if (args.update && !args.save_cases.empty()) {
+    std::fprintf(stderr, "gridcheck mutants: --update and --save-cases exclude each other\n");
+    return kExitBadInput;
+  }
+  std::string save_dir = args.save_cases;
+  if (args.update) {
+    const std::string corpus = args.corpus.empty() ? (fs::path(GRIDCHECK_SOURCE_DIR) / "corpus").string() : args.corpus;
+    save_dir = (fs::path(corpus) / "mutants").string();
+  }
+  if (!save_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(save_dir, ec);
+    if (ec || !fs::is_directory(save_dir)) {
+      std::fprintf(stderr, "gridcheck mutants: cannot create '%s' for the killing cases: %s\n", save_dir.c_str(),
+                   ec ? ec.message().c_str() : "not a directory");
+      return kExitBadInput;
+    }
+  }
 
   std::fprintf(stderr,
                "gridcheck mutants: %zu mutant%s, oracles %s, fuzz %g s per mutant (seed %llu, %u job%s)%s, corpus %s\n",
@@ -350,16 +397,20 @@ void register_mutants(CLI::App& root, int& exit_code) {
       "oracles that can see it (z3 role proof, corpus replay against the base's expectations, fuzz campaign of "
       "programs or wave DAGs, megakernel contract) and print which kill it and how fast. Exit 0 when every mutant is killed, 1 when one survives, 2 on "
       "bad usage.");
-  cmd->add_option("--seconds-per-mutant", args->seconds, "fuzz campaign budget per mutant (default 20; --quick: 5)")
+  cmd->add_option("--seconds-per-mutant", args->seconds, "fuzz campaign budget per mutant (default 20; --quick: 15, spent only by a survivor)")
       ->each([args](const std::string&) { args->seconds_given = true; });
   cmd->add_option("--only", args->only, "run only this mutant (repeatable)");
   cmd->add_flag("--quick", args->quick, "stop each mutant at its first kill, small budgets, no saving (the CI test)");
   cmd->add_flag("--json", args->json, "print one JSON object to stdout instead of the table");
   cmd->add_flag("--list", args->list, "print the catalogue and exit");
   cmd->add_option("--oracles", args->oracles, "comma-separated oracles to run (default z3,corpus,fuzz,contract)");
-  cmd->add_option("--corpus", args->corpus, "corpus directory for the corpus oracle (default ./corpus; mutants/ skipped)");
-  cmd->add_option("--save", args->save, "directory for killing cases (default <corpus>/mutants; none with --quick)");
-  cmd->add_flag("--no-save", args->no_save, "do not save killing cases");
+  cmd->add_option("--corpus", args->corpus,
+                  "corpus directory for the corpus oracle (default: the source tree's corpus/; its mutants/ is skipped)");
+  cmd->add_option("--save-cases", args->save_cases, "write each confirmed killing case as DIR/<mutant>.gc (default: none)");
+  cmd->add_flag("--update", args->update, "rewrite the corpus's own killing cases, <corpus>/mutants/<mutant>.gc");
+  cmd->add_option("--features", args->features,
+                  "generator features of the fuzz oracle (default: all for a sound base, benign for vyre-0.7.2; "
+                  "e.g. all,-multi_dim_grid)");
   cmd->add_option("--seed", args->seed, "fuzz campaign seed (default 1)");
   cmd->add_option("--jobs,-j", args->jobs, "fuzz worker threads (default 1)");
   cmd->add_option("--check-case", args->check_cases,

@@ -63,7 +63,7 @@ CampaignTarget dag_campaign_target(const DagConfig& config, const planner::Profi
     planner::BarrierScratch scratch;
     for (const PlannerInput& in : history) (void)planner.megakernel(in.wave_count, in.edges, scratch);
     ir::Case c = fuse_dag(dag, planner, scratch);
-    if (!history.empty()) c.meta.emplace_back("dag_scratch_history", format_history(history));
+    if (!history.empty()) c.meta.emplace_back(std::string(kScratchHistoryKey), format_history(history));
     return c;
   };
   t.failure = dag_case_failure;

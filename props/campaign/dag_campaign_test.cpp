@@ -74,19 +74,12 @@ TEST(Props_DagCampaign, ClassesAreThePlanProblemsOfTheKernel) {
   EXPECT_EQ(dag_classes(refused), (std::vector<std::string>{"refused"}));
 }
 
-/// A fault only a reused scratch can show (the same code is proposed for the megakernel mutant
-/// catalogue as `mk-scratch-edge-capacity`): the rule bounds its edge loop by the edge capacity
-/// the scratch retained from earlier plans instead of the edge count, so after a graph with fewer
-/// edges the last dependencies are not planned. A fresh scratch has no capacity: all edges count.
+/// A fault only a reused scratch can show: the catalogue's mk-scratch-edge-capacity bounds its edge
+/// loop by the edge capacity the scratch retained from earlier plans instead of the edge count, so
+/// after a graph with fewer edges the last dependencies are not planned. A fresh scratch has no
+/// capacity: all edges count.
 planner::Profile scratch_edge_capacity_leak(const planner::Profile& base) {
-  planner::Profile p = base;
-  p.name = "mk-scratch-edge-capacity";
-  p.megakernel = [rule = base.megakernel](std::size_t n, std::span<const planner::WaveDependency> deps,
-                                          planner::BarrierScratch& scratch) {
-    const std::size_t retained = scratch.dependency_capacity();
-    return rule(n, retained == 0 ? deps : deps.first(std::min(deps.size(), retained)), scratch);
-  };
-  return p;
+  return with_mutant(base, *find_megakernel_mutant("mk-scratch-edge-capacity"));
 }
 
 CampaignOptions leak_campaign(const planner::Profile& leak, bool reuse_scratch) {

@@ -210,6 +210,13 @@ ir::Result<WaveDag> read_dag(const ir::Case& c) {
     if (!seen[k]) return dag_error(c, "G202", fmt::format("wave {} has no region \"wave.{}\" in the kernel", k, k));
   dag.base = c;
   if (const std::string* shape = meta(c, "dag_shape")) dag.shape = *shape;
+  if (const std::string* history = meta(c, kScratchHistoryKey)) {
+    auto inputs = parse_history(*history);
+    if (!inputs)
+      return dag_error(c, "G205", fmt::format("{} '{}' is not a list of planner inputs such as \"3:0>1 1>2; 5:\"",
+                                              kScratchHistoryKey, *history));
+    dag.scratch_history = std::move(*inputs);
+  }
   return dag;
 }
 

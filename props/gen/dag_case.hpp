@@ -31,6 +31,9 @@ namespace gridcheck::props {
 
 using MegakernelPlan = planner::Expected<planner::BarrierPlan, planner::MegakernelError>;
 
+/// The meta key of WaveDag::scratch_history (format_history's text).
+inline constexpr std::string_view kScratchHistoryKey = "dag_scratch_history";
+
 /// True when the case carries DAG meta (a `dag_waves` line).
 bool is_dag_case(const ir::Case& c);
 
@@ -49,7 +52,7 @@ ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile);
 ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile, planner::BarrierScratch& scratch);
 
 /// The waves and edges of a DAG case, read from its meta lines and `region "wave.K"` statements
-/// (the first region of each wave). Errors (G200-G204, docs/dag.md): missing or malformed meta, a
+/// (the first region of each wave). Errors (G200-G205, docs/dag.md): missing or malformed meta, a
 /// wave without a region, a region of no wave, cyclic edges.
 ir::Result<WaveDag> read_dag(const ir::Case& c);
 

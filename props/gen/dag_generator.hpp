@@ -52,6 +52,13 @@ std::string_view name_of(DagShape shape);
 std::string format_edges(const std::vector<planner::WaveDependency>& edges);
 std::optional<std::vector<planner::WaveDependency>> parse_edges(std::string_view text);
 
+/// One input of the megakernel planner: all a plan sees of a DAG.
+struct PlannerInput {
+  std::size_t wave_count = 0;
+  std::vector<planner::WaveDependency> edges;
+  friend bool operator==(const PlannerInput&, const PlannerInput&) = default;
+};
+
 struct WaveDag {
   /// Buffer declarations, workgroup size, grid, inputs, and the wave regions (`waves`). The entry
   /// is not used by the DAG functions: generate_dag makes it the waves one per phase in a
@@ -64,18 +71,15 @@ struct WaveDag {
   /// The edges (a sub-multiset of `edges`) along which no data flows.
   std::vector<planner::WaveDependency> ordering_edges;
   std::string shape = "random";
+  /// What the scratch planned before this DAG (meta `dag_scratch_history`): a rule that keeps
+  /// state in a reused scratch is judged on the plan it made after these inputs.
+  std::vector<PlannerInput> scratch_history;
 
   std::size_t wave_count() const { return waves.size(); }
 };
 
 WaveDag generate_dag(ChoiceSource& choices, const DagConfig& config = {});
 
-/// One input of the megakernel planner: all a plan sees of a DAG.
-struct PlannerInput {
-  std::size_t wave_count = 0;
-  std::vector<planner::WaveDependency> edges;
-  friend bool operator==(const PlannerInput&, const PlannerInput&) = default;
-};
 
 /// The inputs one reused scratch plans, in order, before a DAG of `wave_count` waves and
 /// `edge_count` edges: 0 to 3 of them (none for an exhausted source), each with the same wave and

@@ -40,18 +40,22 @@ std::optional<FeatureMask> parse_feature_list(std::string_view text) {
   FeatureMask mask = 0;
   while (!text.empty()) {
     const std::size_t comma = text.find(',');
-    const std::string_view item = text.substr(0, comma);
+    std::string_view item = text.substr(0, comma);
+    const bool remove = item.starts_with('-');
+    if (remove) item.remove_prefix(1);
+    FeatureMask named = 0;
     if (item == "all") {
-      mask |= kAllFeatures;
+      named = kAllFeatures;
     } else if (item == "benign") {
-      mask |= kBenignFeatures;
+      named = kBenignFeatures;
     } else if (item == "divergence") {
-      mask |= kDivergenceFeatures;
+      named = kDivergenceFeatures;
     } else if (const auto f = feature_from_name(item)) {
-      mask |= bit(*f);
+      named = bit(*f);
     } else {
       return std::nullopt;
     }
+    mask = remove ? mask & ~named : mask | named;
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }

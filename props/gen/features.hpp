@@ -73,7 +73,8 @@ std::string_view name_of(Feature f);
 std::optional<Feature> feature_from_name(std::string_view name);
 /// "several_fences,atomics,..." in enum order.
 std::string describe(FeatureMask m);
-/// Parses a comma-separated list of feature names, or the sets "all", "benign", "divergence".
+/// Parses a comma-separated list of feature names and the sets "all", "benign", "divergence",
+/// left to right; an item prefixed with `-` removes it ("all,-multi_dim_grid").
 std::optional<FeatureMask> parse_feature_list(std::string_view text);
 
 }  // namespace gridcheck::props

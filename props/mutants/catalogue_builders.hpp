@@ -2,7 +2,7 @@
 // Shared by the catalogue's parts (mutant_catalogue*.cpp). Not a public header.
 //
 // The catalogue is built by appending each family's mutants in a fixed order: the history of
-// docs/vyre-0.7.2.md §9, then our own faults, then the megakernel planner's (mutant_catalogue.hpp: tests, docs and
+// docs/vyre-0.7.2.md §9, then our own faults, then the shape faults, then the megakernel planner's (mutant_catalogue.hpp: tests, docs and
 // saved cases name mutants, and the report lists them in catalogue order). Each family's part only
 // appends; the order of its `add` calls is the order of its entries.
 
@@ -38,6 +38,8 @@ class MutantAppender {
 void add_historic_mutants(std::vector<Mutant>& all);
 /// Appends our own faults of the split, the tables and the dispatch (origin "ours").
 void add_own_mutants(std::vector<Mutant>& all);
+/// Appends faults that only the generator's shape features expose (origin "ours (generator shape …)").
+void add_shape_mutants(std::vector<Mutant>& all);
 /// Appends the megakernel planner's faults: ours, then contributed_megakernel_mutants().
 void add_megakernel_mutants(std::vector<Mutant>& all);
 

@@ -125,6 +125,15 @@ std::vector<MegakernelMutant> make_catalogue() {
                [](MegakernelPlanner base) { return edit_plan(std::move(base), first_predecessor_layers); }});
   m.push_back({"mk-single-ready-queue", "Kahn with one ready queue: released waves join the layer being walked",
                false, [](MegakernelPlanner base) { return single_ready_queue(std::move(base)); }});
+  m.push_back({"mk-scratch-edge-capacity",
+               "a reused scratch bounds the edge loop by the edge capacity it retained from earlier plans, not by "
+               "the edge count: after a graph with fewer edges the last dependencies are not planned",
+               false, [](MegakernelPlanner base) {
+                 return [base = std::move(base)](std::size_t n, Deps deps, BarrierScratch& scratch) {
+                   const std::size_t retained = scratch.dependency_capacity();
+                   return base(n, retained == 0 ? deps : deps.first(std::min(deps.size(), retained)), scratch);
+                 };
+               }});
 
   m.push_back({"mk-sorted-layers", "every layer sorted ascending (order inside a phase is free): equivalent", true,
                [](MegakernelPlanner base) {

@@ -29,6 +29,7 @@ std::vector<Mutant> build_catalogue() {
   std::vector<Mutant> all;
   catalogue_builders::add_historic_mutants(all);
   catalogue_builders::add_own_mutants(all);
+  catalogue_builders::add_shape_mutants(all);
   catalogue_builders::add_megakernel_mutants(all);
   return all;
 }

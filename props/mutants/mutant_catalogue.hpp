@@ -51,7 +51,7 @@ struct Mutant {
   std::function<planner::Profile(const planner::Profile& base)> apply;
 };
 
-/// The whole catalogue, in a fixed order (historic first, then ours, then megakernel).
+/// The whole catalogue, in a fixed order (historic first, then ours, then the shape faults, then megakernel).
 const std::vector<Mutant>& mutant_catalogue();
 /// nullptr when unknown.
 const Mutant* find_mutant(std::string_view name);

@@ -306,7 +306,10 @@ struct MutantRunner::Impl {
     CampaignOptions co;
     co.seconds = options.fuzz_seconds;
     co.seed = options.fuzz_seed;
-    co.generator.allowed = vyre_base ? kBenignFeatures : kAllFeatures;
+    co.generator.allowed = options.fuzz_features.value_or(kAllFeatures) & (vyre_base ? kBenignFeatures : kAllFeatures);
+    // As `gridcheck fuzz` with sound alone: any combination of divergence features (sound equals R
+    // on all of them); a vyre-0.7.2 base gets none, so the limit does not matter there.
+    if (!vyre_base) co.generator.max_divergence_features = 0;
     // A megakernel mutant is invisible to the split: fuzz wave DAGs fused by its rule instead
     // (`gridcheck fuzz --target dag --mutant`, the DAG property R-waves).
     if (megakernel) co.target = dag_campaign_target(DagConfig{}, mutant);

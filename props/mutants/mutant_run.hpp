@@ -32,6 +32,7 @@
 
 #include "ir/case.hpp"
 #include "planner/profile.hpp"
+#include "props/gen/features.hpp"
 #include "props/mutants/mutant_catalogue.hpp"
 // The pieces of the self-test, declared in their own headers and part of this one's API:
 #include "props/mutants/case_meta.hpp"            // meta_value, set_meta
@@ -56,6 +57,9 @@ struct MutantRunOptions {
   /// saved killing cases never kill their own mutants). Empty: no corpus oracle.
   std::string corpus_dir;
   double fuzz_seconds = 20;        ///< per mutant
+  /// The fuzz oracle's generator features; nullopt: every feature for a sound base, the benign
+  /// ones for vyre-0.7.2 (intersected with the benign ones for vyre-0.7.2 when given).
+  std::optional<FeatureMask> fuzz_features;
   std::uint64_t fuzz_seed = 1;
   unsigned fuzz_jobs = 1;
   std::uint32_t shrink_attempts = 1000;  ///< the campaign's shrinking budget per failure

@@ -230,6 +230,7 @@ void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, Case
   if (profiles.empty()) profiles.push_back(&planner::default_profile());
   for (const planner::Profile* profile : profiles) {
     planner::BarrierScratch scratch;
+    for (const PlannerInput& earlier : dag->scratch_history) (void)profile->megakernel(earlier.wave_count, earlier.edges, scratch);
     const MegakernelPlan plan = profile->megakernel(dag->wave_count(), dag->edges, scratch);
     if (!plan.ok()) {
       report.outcomes.push_back(judge.refused(plan.error(), profile->name));

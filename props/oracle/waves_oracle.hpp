@@ -12,7 +12,7 @@
 // Verdicts: match; diverge with detail "megakernel MODE" when the fusion races under R while every
 // wave alone is race-free (MODE race), gives other bytes (bytes), ends differently (end), or P's
 // planner refuses the acyclic DAG (refused);
-// invalid when the waves themselves cannot be run (a malformed DAG case, G200-G204, or a wave that
+// invalid when the waves themselves cannot be run (a malformed DAG case, G200-G205, or a wave that
 // fails or races on its own: the generator's fault). A diverging outcome's outputs are the
 // wave-by-wave bytes (what the fused program should have produced).
 
