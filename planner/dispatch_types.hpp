@@ -33,6 +33,10 @@ struct PassSchedule {
 class Convergence {
  public:
   virtual ~Convergence() = default;
+  /// The plan's scratch buffers (SplitPlan::scratch): pass-local, since every pass writes what it
+  /// reads of them before reading it, so they are not part of the state a pass leaves to the next
+  /// and an early exit may leave them out. Called once, before start(); the default keeps them.
+  virtual void set_pass_local(std::span<const ScratchBuffer>) {}
   /// Called once before the first pass with the initial live map.
   virtual void start(const LiveMap& live) = 0;
   /// Called after every pass; true stops the loop.

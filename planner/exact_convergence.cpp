@@ -2,21 +2,29 @@
 
 namespace gridcheck::planner {
 
+void ExactConvergence::set_pass_local(std::span<const ScratchBuffer> scratch) {
+  pass_local_.clear();
+  for (const ScratchBuffer& s : scratch) pass_local_.insert(s.name);
+}
+
 bool ExactConvergence::converged(const LiveMap& live) {
-  bool same = previous_.has_value() && previous_->size() == live.size();
+  bool same = previous_.has_value();
   if (same) {
     auto it = previous_->begin();
     for (const auto& [name, buffer] : live) {
-      if (it->first != name || it->second != buffer.bytes()) {
+      if (!counts(name)) continue;
+      if (it == previous_->end() || it->first != name || it->second != buffer.bytes()) {
         same = false;
         break;
       }
       ++it;
     }
+    same = same && it == previous_->end();
   }
   if (same) return true;
   std::map<std::string, Bytes, std::less<>> snapshot;
-  for (const auto& [name, buffer] : live) snapshot.emplace(name, buffer.bytes());
+  for (const auto& [name, buffer] : live)
+    if (counts(name)) snapshot.emplace(name, buffer.bytes());
   previous_ = std::move(snapshot);
   return false;
 }

@@ -123,6 +123,7 @@ SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const
 
   // Step 8: the whole-sequence loop.
   std::unique_ptr<Convergence> convergence = plan_convergence(rules, plan);
+  convergence->set_pass_local(plan.scratch);
   convergence->start(live);
   std::vector<Bytes> slots;
   std::vector<const Bytes*> segment_inputs;

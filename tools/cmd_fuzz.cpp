@@ -18,10 +18,13 @@
 
 #include <atomic>
 #include <csignal>
+#include <limits>
 #include <memory>
+#include <string_view>
 #include <thread>
 
 #include "props/campaign/campaign.hpp"
+#include "props/campaign/campaign_state.hpp"
 #include "props/campaign/dag_campaign.hpp"
 #include "props/mutants/megakernel_mutants.hpp"
 #include "tools/cli_support.hpp"
@@ -30,6 +33,8 @@
 
 namespace gridcheck::tools {
 namespace {
+
+constexpr const char* kDefaultOut = "fuzz-out";
 
 std::atomic<bool> g_stop{false};
 
@@ -55,12 +60,16 @@ struct FuzzArgs {
   PlannerArgs planner;
 };
 
+/// `I/N`: two decimal counts (digits only, 32 bits), 0 <= I < N.
 bool parse_shard(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
-  unsigned i = 0, n = 0;
-  char slash = 0;
-  if (std::sscanf(text.c_str(), "%u%c%u", &i, &slash, &n) != 3 || slash != '/' || n == 0 || i >= n) return false;
-  index = i;
-  count = n;
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return false;
+  const std::string_view view(text);
+  const auto i = parse_count(view.substr(0, slash), std::numeric_limits<std::uint32_t>::max());
+  const auto n = parse_count(view.substr(slash + 1), std::numeric_limits<std::uint32_t>::max());
+  if (!i || !n || *n == 0 || *i >= *n) return false;
+  index = static_cast<std::uint32_t>(*i);
+  count = static_cast<std::uint32_t>(*n);
   return true;
 }
 
@@ -74,14 +83,33 @@ int run_fuzz(const FuzzArgs& args) {
   props::CampaignOptions options;
   options.seconds = args.seconds;
   options.max_cases = args.max_cases;
-  options.seed = args.seed_given ? args.seed : static_cast<std::uint64_t>(::time(nullptr)) ^ (static_cast<std::uint64_t>(::getpid()) << 32);
   options.jobs = args.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : args.jobs;
-  options.out_dir = args.out;
+  options.out_dir = args.out.empty() ? std::string(kDefaultOut) : args.out;
   options.shrink = !args.no_shrink;
   if (!parse_shard(args.shard, options.shard_index, options.shard_count)) {
     std::fprintf(stderr, "gridcheck fuzz: --shard must be I/N with 0 <= I < N, got '%s'\n", args.shard.c_str());
     return kExitBadInput;
   }
+  if (args.out.empty())
+    std::fprintf(stderr, "gridcheck fuzz: no --out: findings and the resume state go to ./%s\n", kDefaultOut);
+  // Without --seed, a state of this shard in the output directory is resumed with its seed; the
+  // rest of its configuration must then match (the campaign refuses another one).
+  const std::string state_path = props::campaign_state_path(options.out_dir, options.shard_index, options.shard_count);
+  std::optional<props::CampaignState> saved;
+  {
+    std::string state_error;
+    saved = props::read_campaign_state(state_path, state_error);
+    if (!state_error.empty()) {
+      std::fprintf(stderr, "gridcheck fuzz: %s\n", state_error.c_str());
+      return kExitBadInput;
+    }
+  }
+  if (args.seed_given)
+    options.seed = args.seed;
+  else if (saved)
+    options.seed = saved->seed;
+  else
+    options.seed = static_cast<std::uint64_t>(::time(nullptr)) ^ (static_cast<std::uint64_t>(::getpid()) << 32);
   const auto features = props::parse_feature_list(args.features);
   if (!features) {
     std::fprintf(stderr, "gridcheck fuzz: unknown feature in '%s' (names: %s, or all, benign, divergence)\n",
@@ -110,7 +138,7 @@ int run_fuzz(const FuzzArgs& args) {
   options.command = fmt::format(
       "gridcheck fuzz --seed {} --features {} --max-divergence-features {} --profile {} --backend {} --shard {}/{}{}",
       options.seed, args.features, options.generator.max_divergence_features, profile_list, args.backend.backend,
-      options.shard_index, options.shard_count, args.out.empty() ? "" : " --out " + args.out);
+      options.shard_index, options.shard_count, " --out " + options.out_dir);
   if (!args.planner.command.empty())
     options.command += fmt::format(" --planner-cmd '{}'{} --planner-timeout {}", args.planner.command,
                                    args.planner.name.empty() ? "" : " --planner-name " + args.planner.name,
@@ -153,6 +181,11 @@ int run_fuzz(const FuzzArgs& args) {
     std::fprintf(stderr, "  target dag: wave DAGs fused by the megakernel rule of %s%s, checked wave by wave (R-waves)\n",
                  fusing.name.c_str(), mutant ? fmt::format(" ({})", mutant->description).c_str() : "");
 
+  if (saved && saved->configuration == props::campaign_configuration(options))
+    std::fprintf(stderr, "  resumed: %s (seed %llu, %llu cases done, %zu findings)\n", state_path.c_str(),
+                 static_cast<unsigned long long>(saved->seed), static_cast<unsigned long long>(saved->cases),
+                 saved->signatures.size());
+
   g_stop.store(false);
   options.stop = &g_stop;
   struct sigaction action = {};
@@ -181,6 +214,10 @@ int run_fuzz(const FuzzArgs& args) {
   const props::CampaignResult result = props::run_campaign(options);
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
+  if (!result.setup_error.empty()) {
+    std::fprintf(stderr, "gridcheck fuzz: %s\n", result.setup_error.c_str());
+    return kExitBadInput;
+  }
 
   const props::CampaignProgress& p = result.progress;
   if (!result.state_error.empty()) std::fprintf(stderr, "gridcheck fuzz: %s\n", result.state_error.c_str());
@@ -214,12 +251,16 @@ int run_fuzz(const FuzzArgs& args) {
                  static_cast<unsigned long long>(p.cases),
                  p.elapsed_seconds > 0 ? static_cast<double>(p.cases) / p.elapsed_seconds : 0.0,
                  verdict_counts(p).c_str());
-    std::fprintf(stderr, "%zu unique failure%s\n", result.failures.size(), result.failures.size() == 1 ? "" : "s");
+    std::fprintf(stderr, "%zu unique failure%s%s\n", result.failures.size(), result.failures.size() == 1 ? "" : "s",
+                 saved && result.resumed
+                     ? fmt::format(" (and {} found before the resume, in {})", saved->signatures.size(), options.out_dir).c_str()
+                     : "");
     for (const props::CampaignFailure& f : result.failures)
       std::fprintf(stderr, "  %-40s found after %6.1f s, %2zu statements  %s\n", f.signature.c_str(),
                    f.found_after_seconds, f.statements_after, f.file.c_str());
-    if (result.interrupted && !args.out.empty())
-      std::fprintf(stderr, "state saved in %s; run the same command to resume\n", args.out.c_str());
+    if (result.interrupted)
+      std::fprintf(stderr, "state saved in %s; run the same command to resume (the cases in flight run again)\n",
+                   options.out_dir.c_str());
   }
   if (result.interrupted) return 130;
   return result.failures.empty() ? kExitOk : kExitMismatch;
@@ -233,10 +274,12 @@ void register_fuzz(CLI::App& root, int& exit_code) {
       "fuzz",
       "Differential fuzzing: generate valid, race-free cases from a seed, compare R (true grid sync) with the split "
       "(H-cpu) per profile, shrink each failure, deduplicate it by signature (blame/class/roles) and save it as a "
-      "replayable corpus case. Ctrl-C stops and saves the state in --out; the same command resumes. Exit 0 no "
-      "failure, 1 failures found, 2 bad usage, 130 interrupted.");
+      "replayable corpus case. Ctrl-C stops and saves the state in --out; the same command resumes (with or "
+      "without --seed). Exit 0 no failure, 1 failures found, 2 bad usage or an unusable --out, 130 interrupted.");
   cmd->add_option("--seconds", args->seconds, "wall-clock budget (default 60; 0 = until --max-cases)");
-  cmd->add_option("--seed", args->seed, "campaign seed (default: time and pid; always printed)")
+  cmd->add_option("--seed", args->seed,
+                  "campaign seed (default: the seed of the campaign saved in --out, resumed; else time and pid; always "
+                  "printed)")
       ->each([args](const std::string&) { args->seed_given = true; });
   cmd->add_option("--profile", args->profiles, "planner profile(s) under test (default sound; 'all')");
   add_planner_options(cmd, args->planner);
@@ -245,7 +288,9 @@ void register_fuzz(CLI::App& root, int& exit_code) {
                   "divergence, read left to right; -NAME removes one (all,-loop_start)");
   cmd->add_option("--jobs,-j", args->jobs, "worker threads (0 = one per core; default 1; with H-gpu always 1, one device queue: run --shard processes instead)");
   cmd->add_option("--shard", args->shard, "I/N: take case indices i with i % N == I of the seed space (default 0/1)");
-  cmd->add_option("--out", args->out, "directory for failures (shrunk cases, unshrunk originals) and resume state");
+  cmd->add_option("--out", args->out,
+                  "directory for failures (shrunk cases, unshrunk originals), the resume state of each shard and its "
+                  "lock (default ./fuzz-out); a campaign of another configuration there is refused (exit 2)");
   cmd->add_option("--max-cases", args->max_cases, "stop after this many cases (0 = no limit)");
   cmd->add_option("--max-divergence-features", args->max_divergence_features,
                   "at most this many docs/vyre-0.7.2.md §10 divergence features per case, 0 = any combination (default: 0 when "

@@ -16,8 +16,9 @@ Result<std::string> read_case_text(const std::string& path);
 /// read_case_text + parse_case, with `path` as the file name in diagnostics.
 Result<Case> load_case_file(const std::string& path);
 
-/// Writes `text` to `path` through `path`.tmp and a rename, so a crash or Ctrl-C leaves the old file
-/// or the new one, never half of one. False when it cannot be written.
+/// Writes `text` to `path` through a temporary file of its own in the same directory (mkstemp),
+/// synced and renamed over `path`, so a crash, Ctrl-C or a concurrent writer leaves the old file or
+/// one whole new one, never half of one. The file is mode 0644. False when it cannot be written.
 bool write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace gridcheck::ir

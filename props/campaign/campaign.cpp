@@ -15,6 +15,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/printer.hpp"
 #include "planner/segment_plan.hpp"
+#include "props/campaign/campaign_state.hpp"
 #include "props/oracle/divergence_class.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/expectations.hpp"
@@ -27,7 +28,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kStateFile = ".campaign-state.json";
 constexpr std::uint32_t kShrinksPerUnshrunkSignature = 3;
 
 std::string verdict_key(ir::Verdict v) { return std::string(ir::name_of(v)); }
@@ -50,16 +50,25 @@ const OracleOutcome* first_failing_split(const CaseReport& r) {
   return nullptr;
 }
 
+/// "seed 5 there, 6 here; profiles ..." for the keys whose values differ.
+std::string configuration_difference(const std::string& there, const std::string& here) {
+  const nlohmann::json a = nlohmann::json::parse(there, nullptr, false), b = nlohmann::json::parse(here, nullptr, false);
+  if (!a.is_object() || !b.is_object()) return "unreadable";
+  std::string out;
+  for (const auto& [key, value] : b.items()) {
+    const nlohmann::json old = a.contains(key) ? a[key] : nlohmann::json();
+    if (old == value) continue;
+    out += fmt::format("{}{} {} there, {} here", out.empty() ? "" : "; ", key, old.dump(), value.dump());
+  }
+  return out.empty() ? "the same keys in another order" : out;
+}
+
 class Campaign {
  public:
   explicit Campaign(const CampaignOptions& options) : options_(options) {}
 
   CampaignResult run() {
-    if (!options_.out_dir.empty()) {
-      std::error_code ec;
-      fs::create_directories(options_.out_dir, ec);
-      load_state();
-    }
+    if (!options_.out_dir.empty() && !open_out_dir()) return std::move(result_);
     start_ = Clock::now();
     const unsigned jobs = options_.oracle.gpu ? 1u : std::max(1u, options_.jobs);
     std::vector<std::thread> workers;
@@ -71,6 +80,7 @@ class Campaign {
         last_progress_ = Clock::now();
         options_.on_progress(progress());
       }
+      if (Clock::now() - last_save_ >= std::chrono::seconds(2)) save_state();  // little is redone after a kill -9
     }
     for (std::thread& t : workers) t.join();
     result_.progress = progress();
@@ -105,13 +115,23 @@ class Campaign {
   void work() {
     while (!done_.load()) {
       if (options_.max_cases != 0 && next_.load() >= resumed_next_ + options_.max_cases) break;
-      const std::uint64_t k = next_.fetch_add(1);
+      std::uint64_t k = 0;
+      {
+        std::lock_guard lock(mutex_);
+        k = next_.fetch_add(1);
+        unfinished_.insert(k);
+      }
       const std::uint64_t index = options_.shard_index + std::uint64_t{options_.shard_count} * k;
       run_case(index);
+      if (interrupted()) break;  // the case stays unfinished: a resumed campaign runs it again
+      std::lock_guard lock(mutex_);
+      unfinished_.erase(k);
       ++cases_done_;
     }
     done_.store(true);
   }
+
+  bool interrupted() const { return options_.stop != nullptr && options_.stop->load(); }
 
   void run_case(std::uint64_t index) {
     const std::uint64_t seed = case_seed(options_.seed, index);
@@ -176,6 +196,7 @@ class Campaign {
     }
     ir::Case shrunk = original;
     if (options_.shrink) shrunk = shrink(recorded, original, blame);
+    if (interrupted()) return;  // half shrunk: neither saved nor counted; a resumed campaign redoes it
     f.statements_after = statement_count(shrunk.program);
     CaseReport report;
     failure(shrunk, report);
@@ -202,7 +223,10 @@ class Campaign {
     std::lock_guard lock(mutex_);
     if (!signatures_.insert(f.signature).second) return;
     if (!options_.out_dir.empty()) {
-      const fs::path path = fs::path(options_.out_dir) / (shrunk.name + ".gc");
+      // Shards may share a directory: each names its findings apart.
+      const std::string file_name =
+          options_.shard_count > 1 ? fmt::format("{}-shard{}", shrunk.name, options_.shard_index) : shrunk.name;
+      const fs::path path = fs::path(options_.out_dir) / (file_name + ".gc");
       f.shrunk.header_comments = {
           fmt::format("found by gridcheck fuzz after {:.1f} s (campaign seed {}, case {}); shrunk from {} to {} "
                       "statements",
@@ -211,7 +235,7 @@ class Campaign {
       };
       f.shrunk.meta.emplace_back("replay", fmt::format("gridcheck replay {}", path.string()));
       if (ir::write_file_atomically(path.string(), ir::print(f.shrunk))) f.file = path.string();
-      const fs::path unshrunk = fs::path(options_.out_dir) / "unshrunk" / (shrunk.name + ".gc");
+      const fs::path unshrunk = fs::path(options_.out_dir) / "unshrunk" / (file_name + ".gc");
       std::error_code ec;
       fs::create_directories(unshrunk.parent_path(), ec);
       ir::Case original_case = original;
@@ -260,33 +284,56 @@ class Campaign {
 
   // ------------------------------------------------------------------------------ resume state
 
-  fs::path state_path() const { return fs::path(options_.out_dir) / kStateFile; }
+  std::string state_path() const {
+    return campaign_state_path(options_.out_dir, options_.shard_index, options_.shard_count);
+  }
 
-  void load_state() {
-    std::ifstream in(state_path());
-    if (!in) return;
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
-      result_.state_error = fmt::format("{}: unreadable campaign state, starting afresh", state_path().string());
-      return;
+  // Creates and locks the output directory and resumes its state; false (result_.setup_error set)
+  // when it cannot be written, another campaign holds it, or it holds another configuration.
+  bool open_out_dir() {
+    std::error_code ec;
+    fs::create_directories(options_.out_dir, ec);
+    if (ec || !fs::is_directory(options_.out_dir)) {
+      result_.setup_error = fmt::format("{}: cannot create the output directory: {}", options_.out_dir,
+                                        ec ? ec.message() : "not a directory");
+      return false;
     }
-    const bool same = j.value("seed", std::uint64_t{0}) == options_.seed &&
-                      j.value("shard_index", 0u) == options_.shard_index &&
-                      j.value("shard_count", 1u) == options_.shard_count &&
-                      j.value("features", std::uint64_t{0}) == options_.generator.allowed &&
-                      j.value("target", std::string("program")) == options_.target.name;
-    if (!same) return;  // another campaign's state: start afresh (failures on disk stay)
-    resumed_next_ = j.value("next_index", std::uint64_t{0});
-    next_.store(resumed_next_);
-    resumed_cases_ = j.value("cases", std::uint64_t{0});
-    resumed_elapsed_ = j.value("elapsed_seconds", 0.0);
-    if (j.contains("verdicts") && j["verdicts"].is_object())
-      for (const auto& [k, v] : j["verdicts"].items())
-        if (v.is_number_unsigned()) verdicts_[k] = v.get<std::uint64_t>();
-    if (j.contains("signatures") && j["signatures"].is_array())
-      for (const auto& s : j["signatures"])
-        if (s.is_string()) signatures_.insert(s.get<std::string>());
-    result_.resumed = true;
+    lock_.emplace((fs::path(options_.out_dir) /
+                   fmt::format(".campaign-lock.{}of{}", options_.shard_index, options_.shard_count))
+                      .string());
+    if (!lock_->held()) {
+      result_.setup_error = lock_->error();
+      return false;
+    }
+    configuration_ = campaign_configuration(options_);
+    std::string error;
+    const std::optional<CampaignState> state = read_campaign_state(state_path(), error);
+    if (!error.empty()) {
+      result_.setup_error = error;
+      return false;
+    }
+    if (state && state->configuration != configuration_) {
+      result_.setup_error = fmt::format(
+          "{} holds a campaign of another configuration ({}): use another output directory, or delete the state "
+          "file to start afresh there",
+          state_path(), configuration_difference(state->configuration, configuration_));
+      return false;
+    }
+    if (state) {
+      resumed_next_ = state->next_index;
+      next_.store(resumed_next_);
+      resumed_cases_ = state->cases;
+      resumed_elapsed_ = state->elapsed_seconds;
+      verdicts_ = state->verdicts;
+      signatures_ = state->signatures;
+      result_.resumed = true;
+    }
+    std::lock_guard lock(mutex_);
+    if (!save_state_locked()) {
+      result_.setup_error = result_.state_error;
+      return false;
+    }
+    return true;
   }
 
   void save_state() {
@@ -294,21 +341,20 @@ class Campaign {
     save_state_locked();
   }
 
-  void save_state_locked() {
-    if (options_.out_dir.empty()) return;
-    nlohmann::json j;
-    j["seed"] = options_.seed;
-    j["shard_index"] = options_.shard_index;
-    j["shard_count"] = options_.shard_count;
-    j["features"] = options_.generator.allowed;
-    j["target"] = options_.target.name;
-    j["next_index"] = next_.load();
-    j["cases"] = cases_done_.load() + resumed_cases_;
-    j["elapsed_seconds"] = elapsed();
-    j["verdicts"] = verdicts_;
-    j["signatures"] = std::vector<std::string>(signatures_.begin(), signatures_.end());
-    if (!ir::write_file_atomically(state_path().string(), j.dump(2) + "\n"))
-      result_.state_error = fmt::format("{}: cannot write the campaign state", state_path().string());
+  bool save_state_locked() {
+    last_save_ = Clock::now();
+    if (options_.out_dir.empty()) return true;
+    CampaignState state;
+    state.configuration = configuration_;
+    state.seed = options_.seed;
+    state.next_index = unfinished_.empty() ? next_.load() : *unfinished_.begin();
+    state.cases = cases_done_.load() + resumed_cases_;
+    state.elapsed_seconds = elapsed();
+    state.verdicts = verdicts_;
+    state.signatures = signatures_;
+    if (write_campaign_state(state_path(), state)) return true;
+    result_.state_error = fmt::format("{}: cannot write the campaign state", state_path());
+    return false;
   }
 
   const CampaignOptions& options_;
@@ -320,10 +366,14 @@ class Campaign {
   std::map<std::string, std::uint64_t> verdicts_;
   std::set<std::string> signatures_;
   std::map<std::string, std::uint32_t> unshrunk_signatures_;  ///< pre-shrink signature -> failures seen
+  std::set<std::uint64_t> unfinished_;  ///< shard-local indices handed out and not finished
   std::uint64_t resumed_next_ = 0, resumed_cases_ = 0;
   double resumed_elapsed_ = 0;
+  std::string configuration_;
+  std::optional<DirectoryLock> lock_;
   Clock::time_point start_;
   Clock::time_point last_progress_ = Clock::now();
+  Clock::time_point last_save_ = Clock::now();
 };
 
 }  // namespace

@@ -95,6 +95,10 @@ struct CampaignResult {
   bool interrupted = false;
   bool resumed = false;
   std::string state_error;                ///< non-empty when the resume state could not be read or written
+  /// Non-empty when the campaign did not start: its output directory cannot be created or written,
+  /// another campaign holds it (same shard), or its state is of another configuration
+  /// (campaign_state.hpp). Nothing ran.
+  std::string setup_error;
 };
 
 /// The seed of case `index` of a campaign started with `campaign_seed`.

@@ -19,23 +19,15 @@
 namespace gridcheck::props {
 namespace {
 
-/// Finds, launch by launch, the first pass whose end-of-launch storage equals the previous pass's
-/// (`end_repeat`) and the first whose whole trace (the storage at every fence release and at the
-/// end) equals the previous pass's (`trace_repeat`); keeps one pass's trace.
+/// Finds, launch by launch, the first pass whose end-of-launch storage equals the previous pass's.
 class RepeatRecorder final : public interp::Observer {
  public:
-  std::optional<std::uint32_t> end_repeat, trace_repeat;  ///< 1-based passes
+  std::optional<std::uint32_t> end_repeat;  ///< 1-based pass
 
-  void on_launch_begin(const interp::LaunchContext&) override { current_.clear(); }
-  void on_fence_release(std::uint32_t, std::uint32_t, const interp::MemoryView& m) override { current_.push_back(image(m)); }
   void on_launch_end(std::uint32_t launch, const interp::MemoryView& m) override {
-    current_.push_back(image(m));
-    if (launch >= 1) {
-      if (!end_repeat && current_.back() == previous_.back()) end_repeat = launch + 1;
-      if (!trace_repeat && current_ == previous_) trace_repeat = launch + 1;
-    }
-    previous_ = std::move(current_);
-    current_.clear();
+    Image current = image(m);
+    if (launch >= 1 && !end_repeat && current == previous_) end_repeat = launch + 1;
+    previous_ = std::move(current);
   }
 
  private:
@@ -45,7 +37,7 @@ class RepeatRecorder final : public interp::Observer {
     for (const auto& b : m.buffers) out.emplace_back(b.begin(), b.end());
     return out;
   }
-  std::vector<Image> previous_, current_;
+  Image previous_;
 };
 
 enum class Promise { Exact, Fingerprint, None };
@@ -98,7 +90,7 @@ ReferenceRepeat reference_repeat(const ir::Case& c, const OracleOptions& options
   o.observers.push_back(&recorder);
   const interp::RunResult r = interp::run_case(c, o);
   if (!r.ok()) return {};
-  return {recorder.end_repeat, recorder.trace_repeat};
+  return {recorder.end_repeat};
 }
 
 void ConvergenceOracle::evaluate(const ir::Case& c, const OracleOptions& options, CaseReport& report) const {
@@ -115,22 +107,18 @@ void ConvergenceOracle::evaluate(const ir::Case& c, const OracleOptions& options
     if (!repeat) repeat = reference_repeat(c, options);
     const std::uint32_t n = c.fixpoint;
     const std::uint32_t p = repeat->end.value_or(n);
-    // Scratch entries (spilled locals and workgroup memory) hold values from inside a pass, so
-    // they may repeat one pass after R's storage does: at the latest when R's whole trace repeats.
-    const std::uint32_t latest = plan->scratch.empty() ? p : repeat->trace.value_or(n);
     const std::size_t segments = plan->segments.size();
     const std::size_t k = cpu->launches / segments;
     bool ok = cpu->launches % segments == 0;
     std::string expected;
     switch (promise) {
       case Promise::Exact:
-        ok = ok && k >= p && k <= latest;
-        expected = latest == p ? fmt::format("exact convergence stops after pass {}", p)
-                               : fmt::format("exact convergence over scratch stops after pass {}..{}", p, latest);
+        ok = ok && k == p;
+        expected = fmt::format("exact convergence stops after pass {}", p);
         break;
       case Promise::Fingerprint:
-        ok = ok && k >= 2 && k <= latest;
-        expected = fmt::format("fingerprint convergence stops after pass 2..{}", latest);
+        ok = ok && k >= 2 && k <= p;
+        expected = fmt::format("fingerprint convergence stops after pass 2..{}", p);
         break;
       case Promise::None:
         ok = ok && k == n;

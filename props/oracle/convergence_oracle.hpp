@@ -17,12 +17,9 @@
 // (FingerprintConvergence: fingerprint; ExactConvergence or any other: exact, since the loop is
 // deterministic and the first repeat is the only right place to stop):
 //
-//   exact (sound, ExactConvergence)          K == P: it stops exactly where R's state repeats; a plan
-//                                            with scratch buffers (spilled locals, workgroup memory:
-//                                            values from inside a pass, which R's storage does not
-//                                            show) may stop one pass later, P <= K <= the first pass
-//                                            whose whole R trace (storage at every fence and at the
-//                                            end) repeats
+//   exact (sound, ExactConvergence)          K == P: it stops exactly where R's state repeats (its
+//                                            scratch buffers, spilled locals and workgroup memory, are
+//                                            pass-local and left out of the comparison)
 //   fingerprint (vyre-0.7.2)                 2 <= K <= P: it stops at the first pass whose owned
 //                                            fingerprint repeats, which is at or before R's repeat
 //                                            (earlier only on an F3 collision), never later, and
@@ -51,7 +48,6 @@ class ConvergenceOracle final : public Oracle {
 /// when R's state changes in every pass, or R did not finish.
 struct ReferenceRepeat {
   std::optional<std::uint32_t> end;
-  std::optional<std::uint32_t> trace;
 };
 ReferenceRepeat reference_repeat(const ir::Case& c, const OracleOptions& options);
 

@@ -86,24 +86,34 @@ TEST(Props_ConvergenceOracle, FindsThePassWhereRsStateRepeats) {
   EXPECT_EQ(end_repeat(never), std::nullopt);
 }
 
-TEST(Props_ConvergenceOracle, RsWholeTraceRepeatsAPassAfterItsEndStateWhenAFenceSeesAChange) {
-  // b ends every pass at 0 but holds 1 at the fence from pass 2 on: the end state repeats after
-  // pass 2, the trace (fence and end) only after pass 3.
-  const ir::Case c = parse(R"gc(case trace
-grid 1 1 1
+// Found by `gridcheck fuzz --seed 5 --shard 1/2` (case 145): the copy of `sh` kept across the
+// fence holds pass 1's value 0 and pass 2's value 1, while R's storage repeats after pass 2. The
+// copy is pass-local (each pass stores sh before restoring it), so sound's early exit leaves it out
+// and stops after pass 2, exactly where R's state repeats.
+TEST(Props_ConvergenceOracle, SoundStopsWhereRsStateRepeatsWhateverItsPassLocalScratchHolds) {
+  const ir::Case c = parse(R"gc(case scratch
+workgroup_size 1 1 1
+grid auto
 fixpoint 5
-buffer a: u32[1] read_write binding 0 output live_out
-buffer b: u32[1] read_write binding 1 output live_out
+buffer out1: u32[4] read_write binding 2 output live_out
+buffer sh: u32[8] workgroup
 kernel {
-  b[0] = min(a[0], 1)
-  a[0] = 1
+  sh[0] = out1[gid.x]
+  out1[gid.x] = 1
   grid_sync
-  b[0] = 0
+  let x7 = 0
+  x7 = sh[0]
 }
 )gc");
-  const ReferenceRepeat r = reference_repeat(c, OracleOptions{});
-  EXPECT_EQ(r.end, std::optional<std::uint32_t>{2});
-  EXPECT_EQ(r.trace, std::optional<std::uint32_t>{3});
+  EXPECT_EQ(reference_repeat(c, OracleOptions{}).end, std::optional<std::uint32_t>{2});
+  const CaseReport report = evaluate_under(c, planner::sound());
+  const OracleOutcome* cpu = report.find("H-cpu", "sound");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->verdict, ir::Verdict::Match);
+  EXPECT_EQ(cpu->launches, 4u) << "2 passes of 2 segments";
+  const OracleOutcome* s = report.find("convergence", "sound");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->verdict, ir::Verdict::Match) << s->message;
 }
 
 TEST(Props_ConvergenceOracle, SoundStoppingWhereRsStateRepeatsIsSilent) {
