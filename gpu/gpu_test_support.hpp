@@ -1,10 +1,11 @@
 #pragma once
 // Shared fixture of gpu_tests (header-only; not part of the library's API).
 //
-// Every test runs on one process-wide VulkanContext with VK_LAYER_KHRONOS_validation and synchronization
+// Every GpuTest runs on one process-wide VulkanContext with VK_LAYER_KHRONOS_validation and synchronization
 // validation, and fails if the layers reported any warning or error during the test. The device is the
-// default choice, or $GRIDCHECK_DEVICE. Where the validation layer is not installed (a bare GPU host), set
-// GRIDCHECK_GPU_TESTS_NO_VALIDATION=1 to run the same tests without it.
+// default choice, or $GRIDCHECK_DEVICE. Where the validation layer is not installed (a bare GPU host), every
+// GpuTest is skipped with that reason, and tests without the fixture still run; set
+// GRIDCHECK_GPU_TESTS_NO_VALIDATION=1 to run the GpuTests without the layer instead.
 
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpu/gpu_diagnostics.hpp"
 #include "gpu/vulkan_context.hpp"
 #include "ir/diagnostic.hpp"
 #include "planner/executor.hpp"
@@ -45,27 +47,58 @@ inline ContextOptions test_context_options() {
   return o;
 }
 
-/// The process-wide context; aborts the test run with the diagnostic when there is none.
-inline VulkanContext& shared_context() {
-  static std::unique_ptr<VulkanContext> ctx = [] {
+/// The process-wide context, made on first use: `context` is null when it could not be made, and then
+/// `diagnostics` say why.
+struct SharedContext {
+  std::unique_ptr<VulkanContext> context;
+  ir::Diagnostics diagnostics;
+};
+
+inline SharedContext& shared_context_state() {
+  static SharedContext state = [] {
+    SharedContext s;
     ir::Result<std::unique_ptr<VulkanContext>> made = VulkanContext::create(test_context_options());
-    if (!made) {
-      ADD_FAILURE() << ir::render(made.diagnostics());
-      std::abort();
-    }
-    return std::move(made).value();
+    if (made)
+      s.context = std::move(made).value();
+    else
+      s.diagnostics = made.diagnostics();
+    return s;
   }();
-  return *ctx;
+  return state;
 }
 
-/// Fixture: a validated context, and zero validation messages at the end of every test.
+/// Why GpuTests cannot run here and are skipped: the validation layer they run under was requested but is
+/// not installed (K005). Empty when the shared context exists or fails for another reason.
+inline std::string validation_layer_skip_reason() {
+  const SharedContext& s = shared_context_state();
+  if (s.context || s.diagnostics.empty()) return {};
+  const ir::Diagnostic& first = s.diagnostics.all()[0];
+  if (code_of(first) != Code::NoValidationLayer) return {};
+  return first.code + ": " + first.message +
+         "; this test runs under the validation layer (set GRIDCHECK_GPU_TESTS_NO_VALIDATION=1 to run it without)";
+}
+
+/// The process-wide context; aborts the test run with the diagnostic when there is none.
+inline VulkanContext& shared_context() {
+  SharedContext& s = shared_context_state();
+  if (!s.context) {
+    ADD_FAILURE() << ir::render(s.diagnostics);
+    std::abort();
+  }
+  return *s.context;
+}
+
+/// Fixture: a validated context, and zero validation messages at the end of every test. Skipped, with
+/// the reason, where the validation layer is missing.
 class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (const std::string reason = validation_layer_skip_reason(); !reason.empty()) GTEST_SKIP() << reason;
     ctx_ = &shared_context();
     ctx_->validation_log().clear();
   }
   void TearDown() override {
+    if (ctx_ == nullptr) return;  // skipped in SetUp
     const auto messages = ctx_->validation_log().messages();
     EXPECT_TRUE(messages.empty()) << messages.size() << " validation message(s), first: " << messages.front();
   }

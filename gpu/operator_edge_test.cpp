@@ -99,6 +99,7 @@ class Gpu_OperatorEdges : public testing::GpuTest {
   }
 
   void TearDown() override {
+    if (IsSkipped()) return GpuTest::TearDown();  // nothing ran: nothing to check
     EXPECT_EQ(failed_, 0u) << fmt::format("{} of {} results differ; first ones:\n{}", failed_, checked_,
                                           fmt::join(failures_, "\n"));
     EXPECT_GT(checked_, 0u);

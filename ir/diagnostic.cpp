@@ -2,26 +2,32 @@
 
 #include <fmt/format.h>
 
-namespace gridcheck::ir {
-namespace {
+#include <vector>
 
-std::string_view line_of(std::string_view text, std::uint32_t line) {
-  std::uint32_t current = 1;
-  std::size_t start = 0;
-  while (current < line) {
-    const std::size_t nl = text.find('\n', start);
-    if (nl == std::string_view::npos) return {};
-    start = nl + 1;
-    ++current;
+namespace gridcheck::ir {
+
+std::string_view DiagnosticRenderer::line(std::uint32_t number) {
+  if (starts_.empty()) {
+    starts_.push_back(0);
+    for (std::size_t i = 0; i < text_.size(); ++i)
+      if (text_[i] == '\n') starts_.push_back(i + 1);
   }
-  std::size_t end = text.find('\n', start);
-  if (end == std::string_view::npos) end = text.size();
-  std::string_view result = text.substr(start, end - start);
+  if (number == 0 || number > starts_.size()) return {};
+  const std::size_t start = starts_[number - 1];
+  std::size_t end = text_.find('\n', start);
+  if (end == std::string_view::npos) end = text_.size();
+  std::string_view result = text_.substr(start, end - start);
   if (!result.empty() && result.back() == '\r') result.remove_suffix(1);
   return result;
 }
 
-void render_one(std::string& out, const Diagnostic& d, std::string_view source_text) {
+std::string DiagnosticRenderer::operator()(const Diagnostic& d) {
+  std::string out;
+  render_one(out, d);
+  return out;
+}
+
+void DiagnosticRenderer::render_one(std::string& out, const Diagnostic& d) {
   std::string where;
   if (!d.file.empty()) where = d.file;
   if (d.loc.known()) where += fmt::format("{}{}:{}", where.empty() ? "" : ":", d.loc.line, d.loc.col);
@@ -30,19 +36,17 @@ void render_one(std::string& out, const Diagnostic& d, std::string_view source_t
     out += fmt::format("{}{}: {}\n", where, name_of(d.severity), d.message);
   else
     out += fmt::format("{}{}[{}]: {}\n", where, name_of(d.severity), d.code, d.message);
-  if (d.loc.known() && !source_text.empty()) {
-    const std::string_view line = line_of(source_text, d.loc.line);
-    if (!line.empty() || d.loc.col <= 1) {
-      out += fmt::format("  {}\n  ", line);
+  if (d.loc.known() && !text_.empty()) {
+    const std::string_view text = line(d.loc.line);
+    if (!text.empty() || d.loc.col <= 1) {
+      out += fmt::format("  {}\n  ", text);
       // Keep tabs so the caret lines up under the same column in a terminal.
-      for (std::uint32_t c = 1; c < d.loc.col && c - 1 < line.size(); ++c) out += line[c - 1] == '\t' ? '\t' : ' ';
+      for (std::uint32_t c = 1; c < d.loc.col && c - 1 < text.size(); ++c) out += text[c - 1] == '\t' ? '\t' : ' ';
       out += "^\n";
     }
   }
-  for (const Diagnostic& note : d.notes) render_one(out, note, source_text);
+  for (const Diagnostic& note : d.notes) render_one(out, note);
 }
-
-}  // namespace
 
 std::string_view name_of(Severity s) {
   switch (s) {
@@ -59,15 +63,12 @@ bool Diagnostics::has_errors() const {
   return false;
 }
 
-std::string render(const Diagnostic& d, std::string_view source_text) {
-  std::string out;
-  render_one(out, d, source_text);
-  return out;
-}
+std::string render(const Diagnostic& d, std::string_view source_text) { return DiagnosticRenderer(source_text)(d); }
 
 std::string render(const Diagnostics& ds, std::string_view source_text) {
+  DiagnosticRenderer renderer(source_text);
   std::string out;
-  for (const Diagnostic& d : ds) render_one(out, d, source_text);
+  for (const Diagnostic& d : ds) out += renderer(d);
   return out;
 }
 

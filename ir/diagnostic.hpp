@@ -51,6 +51,22 @@ class Diagnostics {
 std::string render(const Diagnostic& d, std::string_view source_text = {});
 std::string render(const Diagnostics& ds, std::string_view source_text = {});
 
+/// Renders diagnostics of one source text one at a time, as render() does, indexing the text's
+/// lines once: a caller printing many diagnostics pays one pass over the text, not one per
+/// diagnostic. The text must outlive the renderer.
+class DiagnosticRenderer {
+ public:
+  explicit DiagnosticRenderer(std::string_view source_text) : text_(source_text) {}
+  std::string operator()(const Diagnostic& d);
+  /// Line `number` (1-based) without its line break; empty when there is none.
+  std::string_view line(std::uint32_t number);
+
+ private:
+  void render_one(std::string& out, const Diagnostic& d);
+  std::string_view text_;
+  std::vector<std::size_t> starts_;  ///< offsets of the line starts, built on first use
+};
+
 /// A value or the diagnostics that explain why there is none.
 template <typename T>
 class [[nodiscard]] Result {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
@@ -11,20 +12,63 @@
 
 #include <CLI/CLI.hpp>
 
+#include "interp/interpreter.hpp"
 #include "ir/equality.hpp"
 #include "ir/text/case_file.hpp"
 #include "ir/text/literal.hpp"
+#include "ir/text/parse_codes.hpp"
 #include "ir/text/parser.hpp"
 #include "planner/external_profile.hpp"
 #include "planner/profile.hpp"
 #include "props/oracle/evaluate_case.hpp"
+#include "props/oracle/reference_run.hpp"
 #include "tools/exit_codes.hpp"
 
 namespace gridcheck::tools {
 namespace fs = std::filesystem;
 
+namespace {
+
+ir::Diagnostic file_problem(const std::string& path, std::string message) {
+  return ir::Diagnostic{ir::Severity::Error, std::string(ir::parse_code::kCannotReadFile), path, ir::SourceLoc{},
+                        std::move(message), {}};
+}
+
+/// What a path that is neither a regular file nor a directory is, for messages.
+std::string_view kind_of(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
+/// Why `path` cannot be opened at all, from stat (following symbolic links); nullopt when it exists.
+std::optional<ir::Diagnostic> stat_problem(const std::string& path, fs::file_status& status) {
+  if (path.empty()) return file_problem(path, "cannot open the file: the path is empty");
+  std::error_code ec;
+  status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) return file_problem(path, "cannot open the file: it does not exist");
+  if (ec) return file_problem(path, fmt::format("cannot open the file: {}", ec.message()));
+  return std::nullopt;
+}
+
+}  // namespace
+
+ir::Result<std::string> read_input_file(const std::string& path) {
+  fs::file_status status;
+  if (std::optional<ir::Diagnostic> problem = stat_problem(path, status)) return *problem;
+  if (fs::is_directory(status)) return file_problem(path, "cannot read the file: it is a directory");
+  if (!fs::is_regular_file(status))
+    return file_problem(path, fmt::format("cannot read the file: it is {}; only regular files are read",
+                                          kind_of(status.type())));
+  return ir::read_case_text(path);
+}
+
 std::optional<LoadedCase> load_case(const std::string& path, bool quiet) {
-  const ir::Result<std::string> text = ir::read_case_text(path);
+  const ir::Result<std::string> text = read_input_file(path);
   if (!text) {
     if (!quiet) std::fputs(ir::render(text.diagnostics()).c_str(), stderr);
     return std::nullopt;
@@ -37,27 +81,131 @@ std::optional<LoadedCase> load_case(const std::string& path, bool quiet) {
   return LoadedCase{std::move(parsed).value(), *text};
 }
 
-std::vector<std::string> collect_case_files(const std::vector<std::string>& paths, std::string& error) {
+std::vector<std::string> collect_case_files(const std::vector<std::string>& paths, ir::Diagnostics& diagnostics) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      for (const auto& entry : fs::recursive_directory_iterator(p, ec))
-        if (entry.is_regular_file() && entry.path().extension() == ".gc") files.push_back(entry.path().string());
-      if (ec) {
-        error = fmt::format("{}: {}", p, ec.message());
-        return {};
-      }
-    } else if (fs::exists(p, ec)) {
+    fs::file_status status;
+    if (std::optional<ir::Diagnostic> problem = stat_problem(p, status)) {
+      diagnostics.add(std::move(*problem));
+      continue;
+    }
+    if (fs::is_regular_file(status)) {
       files.push_back(p);
-    } else {
-      error = fmt::format("{}: no such file or directory", p);
-      return {};
+      continue;
+    }
+    if (!fs::is_directory(status)) {
+      diagnostics.add(file_problem(
+          p, fmt::format("cannot read the file: it is {}; only regular files and directories are read",
+                         kind_of(status.type()))));
+      continue;
+    }
+    std::error_code ec;
+    std::size_t found = 0;
+    for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() != ".gc") continue;
+      std::error_code type_ec;
+      const fs::file_status entry = it->status(type_ec);  // follows symbolic links, as opening would
+      if (fs::is_directory(entry)) continue;
+      if (!fs::is_regular_file(entry)) {
+        diagnostics.add(file_problem(it->path().string(),
+                                     fmt::format("cannot read the file: it is {}; only regular files are read",
+                                                 type_ec ? "not readable" : kind_of(entry.type()))));
+        continue;
+      }
+      files.push_back(it->path().string());
+      ++found;
+    }
+    if (ec) {
+      diagnostics.add(file_problem(p, fmt::format("cannot read the directory: {}", ec.message())));
+    } else if (found == 0) {
+      diagnostics.add(file_problem(p, "the directory holds no case files (*.gc): nothing to check"));
     }
   }
+  if (!diagnostics.empty()) return {};
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   return files;
+}
+
+std::vector<std::string> collect_case_files(const std::vector<std::string>& paths, std::string& error) {
+  ir::Diagnostics diagnostics;
+  std::vector<std::string> files = collect_case_files(paths, diagnostics);
+  error.clear();
+  if (!diagnostics.empty()) {
+    const ir::Diagnostic& first = *diagnostics.begin();
+    error = fmt::format("{}: {}", first.file, first.message);
+  }
+  return files;
+}
+
+std::optional<ir::Diagnostic> check_output_file(const std::string& path) {
+  if (path.empty()) return file_problem(path, "cannot write the file: the path is empty");
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() != fs::file_type::not_found && ec)
+    return file_problem(path, fmt::format("cannot write the file: {}", ec.message()));
+  if (fs::is_directory(status)) return file_problem(path, "cannot write the file: it is a directory");
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    return file_problem(path, fmt::format("cannot write the file: it is {}; only regular files are written",
+                                          kind_of(status.type())));
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    return file_problem(path, fmt::format("cannot write the file: its directory {} does not exist", parent.string()));
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> parse_count(std::string_view text, std::uint64_t max) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value > max) return std::nullopt;
+  return value;
+}
+
+namespace {
+
+/// CLI11's check of one numeric value (check_numeric_options): "" when `text` is acceptable, else
+/// why not (CLI11 prefixes the option's name). Integers are rewritten in canonical decimal.
+std::string check_number(std::string& text, bool integer, std::uint64_t max) {
+  if (text.empty()) return "an empty value is not a number";
+  const bool negative = text.front() == '-';
+  if (integer) {
+    if (negative) return fmt::format("{} is negative; this option takes a whole number >= 0", text);
+    if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return fmt::format("'{}' is not a whole number (decimal digits only)", text);
+    const std::optional<std::uint64_t> value = parse_count(text, max);
+    if (!value) return fmt::format("{} is out of range (at most {})", text, max);
+    text = std::to_string(*value);
+    return {};
+  }
+  double value = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto [end, ec] = std::from_chars(first, last, value);
+  if (end != last || (ec != std::errc() && ec != std::errc::result_out_of_range))
+    return fmt::format("'{}' is not a number", text);
+  if (ec == std::errc::result_out_of_range) return fmt::format("{} is out of range", text);
+  if (!std::isfinite(value)) return fmt::format("{} is not a finite number", text);
+  if (negative || std::signbit(value)) return fmt::format("{} is negative; this option takes a number >= 0", text);
+  return {};
+}
+
+}  // namespace
+
+void check_numeric_options(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    const bool integer = type == "UINT" || type == "INT";
+    if (!integer && type != "FLOAT") continue;
+    std::uint64_t max = type == "INT" ? static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                                      : std::numeric_limits<std::uint64_t>::max();
+    if (option->check_lname("jobs")) max = kMaxJobs;
+    // A transform runs before the option's other validators and before CLI11 converts the value.
+    option->transform(CLI::Validator(
+        [integer, max](std::string& text) { return check_number(text, integer, max); }, ""));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_numeric_options(*sub);
 }
 
 bool resolve_profiles(const std::vector<std::string>& names, std::vector<const planner::Profile*>& out,
@@ -132,7 +280,16 @@ void add_planner_options(CLI::App* cmd, PlannerArgs& args) {
   cmd->add_option("--planner-name", args.name, "with --planner-cmd: name the profile `external:NAME`");
   cmd->add_option("--planner-timeout", args.timeout_seconds,
                   "with --planner-cmd: seconds to wait for each answer before the planner is killed (S302; default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // check_numeric_options has made it a finite number >= 0; the bound keeps it in milliseconds.
+            constexpr double kMaxSeconds = 1e6;
+            const double seconds = std::strtod(text.c_str(), nullptr);
+            return seconds > 0 && seconds <= kMaxSeconds
+                       ? std::string()
+                       : fmt::format("{} is not a timeout: seconds above 0, at most {:.0f}", text, kMaxSeconds);
+          },
+          ""));
 }
 
 namespace {
@@ -286,20 +443,53 @@ nlohmann::json to_json(const props::CaseReport& report) {
   return j;
 }
 
+std::string render_run_diagnostics(const ir::Diagnostics& diagnostics, std::string_view text, int exit_code) {
+  if (exit_code != kExitOk) return ir::render(diagnostics, text);
+  std::string out;
+  for (ir::Diagnostic d : diagnostics) {
+    if (d.severity == ir::Severity::Error) d.severity = ir::Severity::Note;
+    out += ir::render(d, text);
+  }
+  return out;
+}
+
+namespace {
+
+/// A racy case's R040 diagnostics: the racing accesses when R's race detector finds them, else one
+/// diagnostic without a location (the bytes depend on the schedule, e.g. through atomics).
+ir::Diagnostics race_diagnostics(const ir::Case& c, const props::OracleOptions& options, const std::string& file) {
+  interp::RunOptions run = props::reference_run_options(c, options);
+  run.detect_races = true;
+  run.file = file;
+  ir::Diagnostics found;
+  for (const ir::Diagnostic& d : interp::run_case(c, run).diagnostics)
+    if (d.severity == ir::Severity::Error && d.code == "R040") found.add(d);
+  if (found.empty())
+    found.error("R040", file, {},
+                "R's result depends on the schedule: the reversed schedule gives other bytes, so the case has no "
+                "single reference result (a race the race detector does not locate, e.g. of atomics)");
+  return found;
+}
+
+}  // namespace
+
 int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file) {
   const props::CaseReport report = props::evaluate_case(loaded.test_case, options);
   int code = kExitOk;
-  if (report.reference_verdict == ir::Verdict::Invalid && !report.schedule_dependent) code = kExitBadInput;
+  if (report.reference_verdict == ir::Verdict::Invalid) code = kExitBadInput;
   for (const props::OracleOutcome& s : report.outcomes)
     if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) code = kExitMismatch;
+  ir::Diagnostics diagnostics = report.reference.diagnostics;
+  if (report.schedule_dependent) diagnostics.append(race_diagnostics(loaded.test_case, options, file));
   if (json) {
     nlohmann::json j = to_json(report);
     j["file"] = file;
     j["case"] = loaded.test_case.name;
     j["exit_code"] = code;
+    if (report.schedule_dependent) j["reference"]["diagnostics"] = to_json(diagnostics);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::fputs(ir::render(report.reference.diagnostics, loaded.text).c_str(), stderr);
+    std::fputs(render_run_diagnostics(diagnostics, loaded.text, code).c_str(), stderr);
     std::fputs(describe_report(loaded.test_case, report).c_str(), stdout);
   }
   return code;

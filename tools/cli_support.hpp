@@ -2,10 +2,13 @@
 // Pieces several subcommands share: loading a case with rendered diagnostics, choosing profiles,
 // rendering an oracle report as text (Amber-style) or JSON.
 
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "interp/result.hpp"
@@ -27,12 +30,44 @@ struct LoadedCase {
   std::string text;  ///< the file's text, for caret lines
 };
 
-/// Reads and parses `path`. On failure prints the rendered diagnostics to stderr (or nothing when
-/// `quiet`) and returns nullopt.
+/// The text of an input file named on the command line. The path is stat'ed before anything opens
+/// it: a missing path, a directory, or anything but a regular file (a FIFO, a device, a socket) is
+/// refused with P008 and never opened, so no input can block the command; a regular file is then
+/// read by ir::read_case_text (P007 above its size limit, P008 when it cannot be read).
+ir::Result<std::string> read_input_file(const std::string& path);
+
+/// Reads (read_input_file) and parses `path`. On failure prints the rendered diagnostics (with caret
+/// lines) to stderr, or nothing when `quiet`, and returns nullopt.
 std::optional<LoadedCase> load_case(const std::string& path, bool quiet = false);
 
-/// Every `.gc` file under each argument (a file, or a directory searched recursively), sorted.
+/// Every case file the arguments name, sorted and without duplicates: a regular file as it is (any
+/// extension), a directory searched recursively for `*.gc`. Returns nothing and the diagnostics
+/// (P008, the path as the file) when an argument does not exist, is neither a regular file nor a
+/// directory, is a directory that holds no `*.gc` file (nothing to check), or holds a `*.gc` entry
+/// that is not a regular file; no file is opened.
+std::vector<std::string> collect_case_files(const std::vector<std::string>& paths, ir::Diagnostics& diagnostics);
+/// The same, with the first problem as one line `PATH: MESSAGE` in `error` (empty on success).
 std::vector<std::string> collect_case_files(const std::vector<std::string>& paths, std::string& error);
+
+/// Checks a path a command will write a file to (`-o`, `--junit`), before any work: it must not
+/// exist or be a regular file, and its directory must exist. Returns the P008 diagnostic otherwise;
+/// a FIFO or a device is never opened (nor replaced by the atomic rename).
+std::optional<ir::Diagnostic> check_output_file(const std::string& path);
+
+/// A decimal count: digits only (no sign, no space, no `0x`), at most `max`. Nullopt otherwise.
+std::optional<std::uint64_t> parse_count(std::string_view text,
+                                         std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
+
+/// Checks every numeric option of `app` and its subcommands, recursively (the options CLI11 converts
+/// to an integer or a floating-point number: type names INT, UINT, FLOAT). gridcheck has no option
+/// that takes a negative number, so each value must be a non-negative decimal number: an integer of
+/// digits only that fits 64 bits (rewritten without leading zeros, so CLI11 never reads it as octal;
+/// a narrower option's own range is then CLI11's check), a floating-point number finite (no nan, no
+/// inf). `--jobs` is at most kMaxJobs. A value that is empty, negative, not a number, NaN, infinite
+/// or out of range is a usage error naming the option and the value (exit 2). Call once, after
+/// every subcommand has registered its options.
+void check_numeric_options(CLI::App& app);
+inline constexpr std::uint64_t kMaxJobs = 4096;
 
 /// Resolves profile names ("all" = every registered profile); no name = the default profile (sound).
 /// Returns false and sets `error` for an unknown name.
@@ -85,9 +120,15 @@ nlohmann::json to_json(const ir::Diagnostic& d);
 nlohmann::json to_json(const ir::Diagnostics& ds);
 nlohmann::json to_json(const props::CaseReport& report);
 
+/// R's diagnostics of a run, rendered for a command that exits `exit_code`. A command that exits 0
+/// never prints `error[...]`: when R's trap, refusal or race was what the case expects, or every
+/// split agrees with it, its errors are rendered as notes. Otherwise as they are.
+std::string render_run_diagnostics(const ir::Diagnostics& diagnostics, std::string_view text, int exit_code);
+
 /// One case through the oracle with `options` (profiles and backend already chosen), printed as
-/// JSON or as the describe_report text. Exit code: 0 every split matches or refuses, 1 a split
-/// diverges or errs, 2 R refuses the case.
+/// JSON or as the describe_report text. Exit code: 1 a split diverges or errs; else 2 R refuses
+/// the case (invalid, or racy: its bytes depend on the schedule, then reported as R040 with the
+/// racing accesses when the race detector finds them); else 0 (every split matches or refuses).
 int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file);
 
 /// The R / H-cpu / H-gpu comparison for a person: R's outputs and verdict, each split's verdict and

@@ -2,7 +2,8 @@
 // planner profile (docs/vyre-0.7.2.md §6.5-§6.7): each segment's IR, its buffer table (access, kind, whether the
 // buffer is consumed as an input and produced as an output, and the role rule that decided it), the
 // input and output names that thread the live buffers, and the propagated let prefix.
-// Exit 0 with a plan; 1 when the profile refuses the program; 2 for unreadable input, parse errors
+// Exit 0 with a plan; 1 when the profile refuses the program; 2 for unreadable input, parse errors,
+// a program that does not validate (the validator's diagnostics, as `gridcheck validate` prints them)
 // or an unknown profile.
 //
 // `gridcheck plan --waves N --dag "0>3,1>2" [--profile P] [--json]`: the megakernel barrier plan of
@@ -17,7 +18,9 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +30,7 @@
 #include "ir/text/case_file.hpp"
 #include "ir/text/parser.hpp"
 #include "ir/text/printer.hpp"
+#include "ir/validate/validator.hpp"
 #include "planner/external_profile.hpp"
 #include "planner/megakernel_barrier.hpp"
 #include "planner/plan_render.hpp"
@@ -124,17 +128,9 @@ std::string group_list(const planner::BarrierGroup& g, std::string_view separato
   return out;
 }
 
-/// `--waves` as a wave count: decimal digits only (no sign), within std::size_t.
-std::optional<std::size_t> parse_wave_count(std::string_view text) {
-  std::size_t n = 0;
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.front())) == 0) return std::nullopt;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return n;
-}
-
 int run_dag_plan(const PlanArgs& args) {
-  const std::optional<std::size_t> waves = parse_wave_count(args.waves);
+  // A wave count: decimal digits only (no sign), within std::size_t.
+  const std::optional<std::uint64_t> waves = parse_count(args.waves, std::numeric_limits<std::size_t>::max());
   if (!waves) {
     std::fprintf(stderr, "gridcheck plan: bad --waves `%s`: expected a wave count (a non-negative number)\n",
                  args.waves.c_str());
@@ -151,7 +147,7 @@ int run_dag_plan(const PlanArgs& args) {
     return kExitBadInput;
   }
   planner::BarrierScratch scratch;
-  const auto plan = profile->megakernel(*waves, *edges, scratch);
+  const auto plan = profile->megakernel(static_cast<std::size_t>(*waves), *edges, scratch);
   if (!plan.ok()) {
     ir::Diagnostic d = planner::to_diagnostic(plan.error());
     // Where the fault is: the graph (range, self edge, cycle) or its size (overflow, reservation).
@@ -169,8 +165,8 @@ int run_dag_plan(const PlanArgs& args) {
       groups += fmt::format("{}[{}]", groups.empty() ? "" : ",", group_list(g, ","));
     std::printf("{\"groups\": [%s], \"global_barriers\": %zu}\n", groups.c_str(), plan->global_barriers);
   } else {
-    std::printf("megakernel plan (profile %s): %zu waves, %zu dependencies\n", profile->name.c_str(), *waves,
-                edges->size());
+    std::printf("megakernel plan (profile %s): %zu waves, %zu dependencies\n", profile->name.c_str(),
+                static_cast<std::size_t>(*waves), edges->size());
     for (std::size_t k = 0; k < plan->groups.size(); ++k)
       std::printf("group %zu: waves %s\n", k, group_list(plan->groups[k], ", ").c_str());
     std::printf("global barriers: %zu\n", plan->global_barriers);
@@ -192,6 +188,13 @@ int run_plan(const PlanArgs& args) {
   if (!loaded) return kExitBadInput;
   const std::string* text = &loaded->text;
   const ir::Case* parsed = &loaded->test_case;
+  // An invalid program is bad input, reported as `gridcheck validate` reports it (exit 2), and never
+  // planned: a profile's refusal (exit 1) is a statement about a valid program.
+  const ir::Diagnostics validation = ir::validate(parsed->program, args.file);
+  if (validation.has_errors()) {
+    std::fputs(ir::render(validation, *text).c_str(), stderr);
+    return kExitBadInput;
+  }
   const planner::PlanCaseScope case_scope(parsed->name);
   const ir::Result<planner::SplitPlan> plan = planner::plan_split(*profile, parsed->program);
   if (!plan) {

@@ -39,6 +39,12 @@ std::string verdict_key(const props::CaseReport& r) {
 }
 
 int run_reduce(const ReduceArgs& args) {
+  if (!args.out.empty()) {
+    if (std::optional<ir::Diagnostic> problem = check_output_file(args.out)) {
+      std::fputs(ir::render(*problem).c_str(), stderr);
+      return kExitBadInput;
+    }
+  }
   const auto loaded = load_case(args.file);
   if (!loaded) return kExitBadInput;
   props::OracleOptions options;
@@ -55,6 +61,7 @@ int run_reduce(const ReduceArgs& args) {
   }
   const props::CaseReport start = props::evaluate_case(loaded->test_case, options);
   if (start.reference_verdict == ir::Verdict::Invalid) {
+    std::fputs(ir::render(start.reference.diagnostics, loaded->text).c_str(), stderr);
     std::fprintf(stderr, "gridcheck reduce: R refuses the case (%s); only valid, race-free cases can be reduced\n",
                  start.reference_detail.c_str());
     return kExitBadInput;

@@ -4,7 +4,10 @@
 // prints `N passed, M failed`. A case without any expectation fails: a regression case must say
 // what it expects. `--update` records the current verdicts and R outputs into each case file
 // instead of checking them (review the diff before committing it).
-// Exit 0 when every case passes, 1 when one fails, 2 on bad usage.
+// Exit 0 when every case passes, 1 when one fails, 2 on bad usage or bad input: a path that does not
+// exist or is neither a regular file nor a directory, a directory without case files (nothing to
+// replay), a file that cannot be read or parsed (its diagnostics are printed, the other files still
+// replay), or a --junit report that cannot be written.
 
 #include <fmt/format.h>
 
@@ -39,6 +42,7 @@ struct CaseOutcome {
   std::string file;
   std::string name;
   bool passed = false;
+  bool bad_input = false;  ///< the file cannot be read or parsed (its diagnostics went to stderr)
   std::vector<std::string> failures;
   std::string checked;  ///< what was checked: "3 verdicts, 2 outputs, 1 launch count"
   double seconds = 0;
@@ -68,9 +72,10 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
   const auto start = std::chrono::steady_clock::now();
   CaseOutcome outcome;
   outcome.file = file;
-  auto loaded = load_case(file, /*quiet=*/true);
+  auto loaded = load_case(file);
   if (!loaded) {
-    outcome.failures.push_back("the file does not parse (run `gridcheck fmt` on it for the diagnostics)");
+    outcome.bad_input = true;
+    outcome.failures.push_back("the file cannot be read or parsed (its diagnostics are above)");
     return outcome;
   }
   ir::Case& c = loaded->test_case;
@@ -162,18 +167,26 @@ int run_replay(const ReplayArgs& given) {
       return kExitBadInput;
     }
   }
-  const std::vector<std::string> files = collect_case_files(args.paths, error);
-  if (!error.empty()) {
-    std::fprintf(stderr, "gridcheck replay: %s\n", error.c_str());
+  if (!args.junit.empty()) {
+    if (std::optional<ir::Diagnostic> problem = check_output_file(args.junit)) {
+      std::fputs(ir::render(*problem).c_str(), stderr);
+      return kExitBadInput;
+    }
+  }
+  ir::Diagnostics path_problems;
+  const std::vector<std::string> files = collect_case_files(args.paths, path_problems);
+  if (!path_problems.empty()) {
+    std::fputs(ir::render(path_problems).c_str(), stderr);
     return kExitBadInput;
   }
   std::vector<CaseOutcome> outcomes;
-  std::size_t passed = 0;
+  std::size_t passed = 0, bad_input = 0;
   std::unique_ptr<props::GpuBackend> gpu;
   for (const std::string& file : files) {
     outcomes.push_back(replay_one(file, args, gpu));
     const CaseOutcome& o = outcomes.back();
     passed += o.passed ? 1 : 0;
+    bad_input += o.bad_input ? 1 : 0;
     if (args.json) continue;
     if (!o.passed || !args.quiet)
       std::printf("%s %s%s\n", o.passed ? (args.update ? "UPDATED" : "PASS") : "FAIL", file.c_str(),
@@ -181,17 +194,23 @@ int run_replay(const ReplayArgs& given) {
     for (const std::string& f : o.failures) std::printf("    %s\n", f.c_str());
   }
   const std::size_t failed = outcomes.size() - passed;
-  if (!args.junit.empty() && !write_junit(args.junit, outcomes))
-    std::fprintf(stderr, "gridcheck replay: cannot write %s\n", args.junit.c_str());
+  bool junit_written = true;
+  if (!args.junit.empty() && !write_junit(args.junit, outcomes)) {
+    junit_written = false;
+    std::fprintf(stderr, "%s: error[P008]: cannot write the JUnit report\n", args.junit.c_str());
+  }
   if (args.json) {
-    nlohmann::json j = {{"passed", passed}, {"failed", failed}, {"cases", nlohmann::json::array()}};
+    nlohmann::json j = {{"passed", passed}, {"failed", failed}, {"unreadable", bad_input},
+                        {"cases", nlohmann::json::array()}};
     for (const CaseOutcome& o : outcomes)
-      j["cases"].push_back({{"file", o.file}, {"name", o.name}, {"passed", o.passed}, {"failures", o.failures},
-                            {"checked", o.checked}, {"seconds", o.seconds}});
+      j["cases"].push_back({{"file", o.file}, {"name", o.name}, {"passed", o.passed}, {"bad_input", o.bad_input},
+                            {"failures", o.failures}, {"checked", o.checked}, {"seconds", o.seconds}});
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("%zu passed, %zu failed\n", passed, failed);
+    std::printf("%zu passed, %zu failed%s\n", passed, failed,
+                bad_input == 0 ? "" : fmt::format(" ({} cannot be read or parsed)", bad_input).c_str());
   }
+  if (bad_input > 0 || !junit_written) return kExitBadInput;
   return failed == 0 ? kExitOk : kExitMismatch;
 }
 
@@ -202,7 +221,8 @@ void register_replay(CLI::App& root, int& exit_code) {
   CLI::App* cmd = root.add_subcommand(
       "replay",
       "Replay corpus cases against their recorded expectations (R verdict and outputs, split verdicts and H-cpu "
-      "launch counts per profile and backend) and print `N passed, M failed`. Exit 0 when all pass, 1 when one fails, 2 on bad usage.");
+      "launch counts per profile and backend) and print `N passed, M failed`. Exit 0 when all pass, 1 when one fails, 2 on bad usage "
+      "or bad input (a missing path, a directory without *.gc files, a file that cannot be read or parsed).");
   cmd->add_option("paths", args->paths, "case files or directories (searched recursively for *.gc)")->required();
   cmd->add_option("--profile", args->profiles,
                   "planner profile(s) to run (default: those the case's expectations name, else sound)");

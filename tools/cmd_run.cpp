@@ -143,7 +143,7 @@ int exit_code_for(const interp::RunResult& r, const std::vector<Check>& checks) 
 }
 
 void print_text(const ir::Case& c, const std::string& text, const RunArgs& args, const interp::RunResult& r,
-                const std::vector<Check>& checks) {
+                const std::vector<Check>& checks, int exit_code) {
   const std::string grid = r.grid[0] == 0 ? std::string("not chosen") : fmt::format("{}x{}x{}", r.grid[0], r.grid[1], r.grid[2]);
   std::printf("case %s: R, schedule %s, grid %s, fixpoint %u\n", c.name.c_str(), args.schedule.c_str(), grid.c_str(),
               c.fixpoint);
@@ -158,7 +158,7 @@ void print_text(const ir::Case& c, const std::string& text, const RunArgs& args,
                 static_cast<unsigned long long>(o.atomics), std::string(interp::name_of(o.first_kind)).c_str(),
                 static_cast<unsigned long long>(o.first_index), interp::to_string(o.first_invocation).c_str(),
                 interp::to_string(o.first_site).c_str());
-  std::fputs(ir::render(r.diagnostics, text).c_str(), stderr);
+  std::fputs(render_run_diagnostics(r.diagnostics, text, exit_code).c_str(), stderr);
   const std::string detail = r.detail();
   std::printf("verdict: %s%s%s (%llu steps)\n", std::string(ir::name_of(r.verdict())).c_str(), detail.empty() ? "" : " ",
               detail.c_str(), static_cast<unsigned long long>(r.steps));
@@ -255,13 +255,13 @@ int run_split_file(const RunArgs& args) {
 }
 
 int run_case_file(const RunArgs& args) {
-  if (!args.split.empty()) return run_split_file(args);
   const auto schedule = interp::Schedule::parse(args.schedule);
   if (!schedule) {
     std::fprintf(stderr, "gridcheck run: bad --schedule '%s' (in-order, reversed or shuffle:SEED)\n", args.schedule.c_str());
     return kExitBadInput;
   }
-  const ir::Result<std::string> text = ir::read_case_text(args.file);
+  if (!args.split.empty()) return run_split_file(args);
+  const ir::Result<std::string> text = read_input_file(args.file);
   if (!text) return fail_input(args, text.diagnostics(), {});
   const ir::Result<ir::Case> parsed = ir::parse_case(*text, args.file);
   if (!parsed) return fail_input(args, parsed.diagnostics(), *text);
@@ -277,7 +277,7 @@ int run_case_file(const RunArgs& args) {
   if (args.json) {
     std::printf("%s\n", run_to_json(*parsed, args, result, checks, code).dump(2).c_str());
   } else {
-    print_text(*parsed, *text, args, result, checks);
+    print_text(*parsed, *text, args, result, checks, code);
   }
   return code;
 }
@@ -308,14 +308,7 @@ void register_run(CLI::App& root, int& exit_code) {
       ->check(CLI::IsMember({"host", "resident", "both"}));
   cmd->add_option("--dump-glsl", args->backend.dump_glsl, "write every lowered GLSL shader to this directory");
   cmd->add_flag("--validation", args->backend.validation, "enable Vulkan validation layers for --split gpu");
-  cmd->callback([args, &exit_code] {
-    try {
-      exit_code = run_case_file(*args);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "gridcheck internal error: %s\n", e.what());
-      exit_code = kExitInternal;
-    }
-  });
+  cmd->callback([args, &exit_code] { exit_code = run_case_file(*args); });  // exceptions: main.cpp, exit 3
 }
 
 }  // namespace gridcheck::tools

@@ -39,7 +39,7 @@ struct FileReport {
 
 FileReport check_file(const std::string& path, const ValidateArgs& args) {
   FileReport report;
-  const ir::Result<std::string> text = ir::read_case_text(path);
+  const ir::Result<std::string> text = read_input_file(path);
   if (!text) {
     report.diagnostics = text.diagnostics();
   } else {
@@ -92,9 +92,10 @@ int run_validate(const ValidateArgs& args) {
       all.push_back(std::move(j));
       continue;
     }
+    ir::DiagnosticRenderer render(report.text);
     for (const ir::Diagnostic& d : report.diagnostics) {
       if (args.quiet && d.severity != ir::Severity::Error) continue;
-      std::fputs(ir::render(d, report.text).c_str(), stderr);
+      std::fputs(render(d).c_str(), stderr);
     }
   }
   if (args.json) {

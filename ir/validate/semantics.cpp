@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "ir/ops.hpp"
+#include "ir/validate/buffer_index.hpp"
 #include "ir/validate/internal.hpp"
+#include "ir/validate/scope_stack.hpp"
 #include "ir/walk.hpp"
 
 namespace gridcheck::ir::validation {
@@ -38,7 +38,7 @@ bool writable(BufferAccess access) {
 class SemanticChecker {
  public:
   SemanticChecker(const Program& p, const PartialTypes& types, const ValidateOptions& options, Sink& sink)
-      : p_(p), types_(types), options_(options), sink_(sink) {}
+      : p_(p), types_(types), options_(options), sink_(sink), buffers_(p), scope_(p.name_count()) {}
 
   void run() { walk_list(p_.entry(), std::nullopt); }
 
@@ -47,17 +47,10 @@ class SemanticChecker {
     NameId name;
     StmtId declared_at;
     bool loop_var;
-  };
-  struct Frame {
-    std::size_t scope_begin;
-    std::vector<std::pair<NameId, StmtId>> lets;  ///< the lets of this very sequence (V032)
+    StmtId first_sibling = declared_at;  ///< a let: the first let of its name in its sequence (V032)
   };
 
-  const Binding* lookup(NameId name) const {
-    for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
-      if (it->name == name) return &*it;
-    return nullptr;
-  }
+  const Binding* lookup(NameId name) const { return scope_.find(name); }
 
   std::optional<ScalarType> type_of(ExprId id) const {
     if (id == kNoExpr || !types_.has(id)) return std::nullopt;
@@ -67,8 +60,9 @@ class SemanticChecker {
   std::string_view name(NameId id) const { return p_.name(id); }
 
   void walk_list(StmtList list, std::optional<Binding> loop_var) {
-    frames_.push_back(Frame{scope_.size(), {}});
-    if (loop_var) scope_.push_back(*loop_var);
+    const std::size_t outer_sequence = sequence_begin_;
+    sequence_begin_ = scope_.size();
+    if (loop_var) scope_.push(loop_var->name, *loop_var);
     const auto stmts = p_.list(list);
     bool reported_return = false;
     for (std::size_t i = 0; i < stmts.size(); ++i) {
@@ -81,8 +75,8 @@ class SemanticChecker {
         reported_return = true;
       }
     }
-    scope_.resize(frames_.back().scope_begin);
-    frames_.pop_back();
+    scope_.pop_to(sequence_begin_);
+    sequence_begin_ = outer_sequence;
   }
 
   void check_operands(StmtId id) {
@@ -103,18 +97,22 @@ class SemanticChecker {
     check_operands(id);
     switch (s.kind) {
       case StmtKind::Let: {
-        Frame& frame = frames_.back();
         const NameId local = s.names[0];
-        auto sibling = std::find_if(frame.lets.begin(), frame.lets.end(),
-                                    [&](const auto& entry) { return entry.first == local; });
-        if (sibling != frame.lets.end()) {
+        // Bindings of this sequence lie above sequence_begin_, and a let of this sequence hides every
+        // other binding of its name, so the innermost binding tells whether a sibling let exists.
+        const std::size_t innermost = scope_.innermost(local);
+        const bool has_sibling =
+            innermost != scope_.npos && innermost >= sequence_begin_ && !scope_[innermost].loop_var;
+        const Binding* sibling = has_sibling ? &scope_[innermost] : nullptr;
+        Binding binding{local, id, false};
+        if (sibling != nullptr) {
+          binding.first_sibling = sibling->first_sibling;
           sink_.at(kErr, "V032", id, fmt::format("duplicate let '{}' in the same scope", name(local)));
-          sink_.note(sibling->second, fmt::format("'{}' is first declared here", name(local)));
+          sink_.note(sibling->first_sibling, fmt::format("'{}' is first declared here", name(local)));
         } else {
           check_shadowing(id, local, "let");
         }
-        frame.lets.emplace_back(local, id);
-        scope_.push_back(Binding{local, id, false});
+        scope_.push(local, binding);
         break;
       }
       case StmtKind::Assign: check_assign(id, s); break;
@@ -158,7 +156,7 @@ class SemanticChecker {
       }
       return;
     }
-    if (const BufferDecl* buffer = p_.find_buffer(target)) {
+    if (const BufferDecl* buffer = buffers_.find(target)) {
       if (buffer->access != BufferAccess::ReadWrite)
         sink_.at(kErr, "V119", id,
                  fmt::format("assignment to {} buffer '{}'; only a read_write buffer may be assigned",
@@ -172,7 +170,7 @@ class SemanticChecker {
   }
 
   void check_store(StmtId id, const Stmt& s) {
-    const BufferDecl* buffer = p_.find_buffer(s.names[0]);
+    const BufferDecl* buffer = buffers_.find(s.names[0]);
     if (buffer == nullptr) return;  // phase 1 reported it
     const std::string_view bname = name(s.names[0]);
     if (!writable(buffer->access))
@@ -202,7 +200,7 @@ class SemanticChecker {
     const bool pair = s.kind == StmtKind::AllGather || s.kind == StmtKind::ReduceScatter;
     const BufferDecl* decls[2] = {nullptr, nullptr};
     for (int slot = 0; slot < (pair ? 2 : 1); ++slot) {
-      decls[slot] = p_.find_buffer(s.names[slot]);
+      decls[slot] = buffers_.find(s.names[slot]);
       if (decls[slot] == nullptr)
         sink_.at(kErr, "V046", id, fmt::format("collective names unknown buffer '{}'", name(s.names[slot])));
       else if (decls[slot]->access == BufferAccess::Workgroup)
@@ -218,12 +216,12 @@ class SemanticChecker {
 
   void check_async(StmtId id, const Stmt& s) {
     for (int slot = 0; slot < 2; ++slot)
-      if (p_.find_buffer(s.names[slot]) == nullptr)
+      if (buffers_.find(s.names[slot]) == nullptr)
         sink_.at(kWarn, "G010", id,
                  fmt::format("async {} '{}' is not a declared buffer; vyre treats it as a storage tier the dispatch "
                              "does not bind",
                              slot == 0 ? "source" : "destination", name(s.names[slot])));
-    if (const BufferDecl* dest = p_.find_buffer(s.names[1]); dest && !writable(dest->access))
+    if (const BufferDecl* dest = buffers_.find(s.names[1]); dest && !writable(dest->access))
       sink_.at(kErr, "V134", id,
                fmt::format("async transfer writes into {} buffer '{}', which is not writable", name_of(dest->access),
                            name(s.names[1])));
@@ -246,7 +244,7 @@ class SemanticChecker {
     const Expr& e = p_.expr(eid);
     switch (e.kind) {
       case ExprKind::Load: {
-        const BufferDecl* buffer = p_.find_buffer(e.buffer());
+        const BufferDecl* buffer = buffers_.find(e.buffer());
         if (buffer == nullptr) return;
         if (buffer->access == BufferAccess::WriteOnly)
           sink_.at(kWarn, "G004", id,
@@ -274,7 +272,7 @@ class SemanticChecker {
   }
 
   void check_atomic(StmtId id, ExprId eid, const Expr& e) {
-    const BufferDecl* buffer = p_.find_buffer(e.buffer());
+    const BufferDecl* buffer = buffers_.find(e.buffer());
     if (buffer == nullptr) return;
     const std::string_view op = info(e.atomic_op()).mnemonic;
     const std::string_view bname = name(e.buffer());
@@ -310,8 +308,9 @@ class SemanticChecker {
   const PartialTypes& types_;
   const ValidateOptions& options_;
   Sink& sink_;
-  std::vector<Binding> scope_;
-  std::vector<Frame> frames_;
+  BufferIndex buffers_;
+  ScopeStack<Binding> scope_;
+  std::size_t sequence_begin_ = 0;  ///< scope_.size() when the innermost sequence began
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "ir/abi.hpp"
 #include "ir/ops.hpp"
+#include "ir/validate/buffer_index.hpp"
 #include "ir/validate/internal.hpp"
 
 namespace gridcheck::ir::validation {
@@ -29,7 +30,7 @@ std::string_view builtin_name(ExprKind kind) {
 class StructureChecker {
  public:
   StructureChecker(const Program& p, Sink& sink)
-      : p_(p), sink_(sink), stmt_on_path_(p.stmt_count(), false), expr_on_path_(p.expr_count(), false) {}
+      : p_(p), sink_(sink), buffers_(p), stmt_on_path_(p.stmt_count(), false), expr_on_path_(p.expr_count(), false) {}
 
   void run() {
     check_entry();
@@ -196,7 +197,7 @@ class StructureChecker {
   void need_buffer(StmtId id, int slot, std::string_view code, std::string_view what) {
     if (!need_name(id, slot, what)) return;
     const NameId name = p_.stmt(id).names[slot];
-    if (p_.find_buffer(name) == nullptr)
+    if (buffers_.find(name) == nullptr)
       sink_.at(kErr, code, id, fmt::format("{} names unknown buffer '{}'", describe(p_, id), p_.name(name)));
   }
 
@@ -213,7 +214,7 @@ class StructureChecker {
         need_expr(id, 0, "value");
         break;
       case StmtKind::Store:
-        if (need_name(id, 0, "buffer") && p_.find_buffer(s.names[0]) == nullptr)
+        if (need_name(id, 0, "buffer") && buffers_.find(s.names[0]) == nullptr)
           sink_.at(kErr, "V064", id, fmt::format("store into unknown buffer '{}'", p_.name(s.names[0])));
         need_expr(id, 0, "index");
         need_expr(id, 1, "value");
@@ -304,11 +305,11 @@ class StructureChecker {
         break;
       case ExprKind::Load:
         operands = 1;
-        if (auto name = buffer_name(e, owner, id); name && p_.find_buffer(*name) == nullptr)
+        if (auto name = buffer_name(e, owner, id); name && buffers_.find(*name) == nullptr)
           sink_.at(kErr, "V065", owner, fmt::format("load from unknown buffer '{}'", p_.name(*name)), id);
         break;
       case ExprKind::BufLen:
-        if (auto name = buffer_name(e, owner, id); name && p_.find_buffer(*name) == nullptr)
+        if (auto name = buffer_name(e, owner, id); name && buffers_.find(*name) == nullptr)
           sink_.at(kErr, "G101", owner, fmt::format("buf_len of unknown buffer '{}'", p_.name(*name)), id);
         break;
       case ExprKind::InvocationId:
@@ -346,7 +347,7 @@ class StructureChecker {
           break;
         }
         const AtomicOpInfo& op = info(e.atomic_op());
-        if (auto name = buffer_name(e, owner, id); name && p_.find_buffer(*name) == nullptr)
+        if (auto name = buffer_name(e, owner, id); name && buffers_.find(*name) == nullptr)
           sink_.at(kErr, "V061", owner, fmt::format("{} on unknown buffer '{}'", op.mnemonic, p_.name(*name)), id);
         if (op.has_expected && e.operands[2] == kNoExpr)
           sink_.at(kErr, "V059", owner, fmt::format("{} has no expected value", op.mnemonic), id);
@@ -381,6 +382,7 @@ class StructureChecker {
 
   const Program& p_;
   Sink& sink_;
+  BufferIndex buffers_;
   std::vector<bool> stmt_on_path_;
   std::vector<bool> expr_on_path_;
 };

@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <unordered_map>
+#include "ir/validate/buffer_index.hpp"
+#include "ir/validate/scope_stack.hpp"
 
 namespace gridcheck::ir {
 namespace {
@@ -18,7 +19,7 @@ constexpr const char* kAssignChangesType = "G105";
 
 class TypeChecker {
  public:
-  TypeChecker(const Program& p, std::string_view file) : p_(p), file_(file) {
+  TypeChecker(const Program& p, std::string_view file) : p_(p), file_(file), buffers_(p), scope_(p.name_count()) {
     table_.expr_types.assign(p.expr_count(), ScalarType::U32);
     known_.assign(p.expr_count(), false);
   }
@@ -35,12 +36,8 @@ class TypeChecker {
   }
 
  private:
-  using Scope = std::vector<std::pair<NameId, ScalarType>>;
-
   std::optional<ScalarType> lookup(NameId name) const {
-    for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
-      for (auto it = scope->rbegin(); it != scope->rend(); ++it)
-        if (it->first == name) return it->second;
+    if (const ScalarType* t = scope_.find(name)) return *t;
     return std::nullopt;
   }
 
@@ -54,9 +51,9 @@ class TypeChecker {
   }
 
   void check_list(StmtList list) {
-    scopes_.emplace_back();
+    const std::size_t mark = scope_.size();
     for (StmtId id : p_.list(list)) check_stmt(id);
-    scopes_.pop_back();
+    scope_.pop_to(mark);
   }
 
   void check_stmt(StmtId id) {
@@ -64,7 +61,7 @@ class TypeChecker {
     switch (s.kind) {
       case StmtKind::Let: {
         const auto t = infer(s.exprs[0]);
-        scopes_.back().emplace_back(s.names[0], t.value_or(ScalarType::U32));
+        scope_.push(s.names[0], t.value_or(ScalarType::U32));
         break;
       }
       case StmtKind::Assign: {
@@ -80,10 +77,10 @@ class TypeChecker {
       case StmtKind::Loop: {
         infer(s.exprs[0]);
         infer(s.exprs[1]);
-        scopes_.emplace_back();
-        scopes_.back().emplace_back(s.names[0], ScalarType::U32);
+        const std::size_t mark = scope_.size();
+        scope_.push(s.names[0], ScalarType::U32);
         check_list(s.body);
-        scopes_.pop_back();
+        scope_.pop_to(mark);
         break;
       }
       case StmtKind::If:
@@ -106,7 +103,7 @@ class TypeChecker {
   }
 
   std::optional<ScalarType> buffer_element(ExprId id, NameId buffer) {
-    const BufferDecl* decl = p_.find_buffer(buffer);
+    const BufferDecl* decl = buffers_.find(buffer);
     if (decl == nullptr) {
       error(kUnknownBuffer, id, fmt::format("unknown buffer '{}'", p_.name(buffer)));
       return std::nullopt;
@@ -212,7 +209,8 @@ class TypeChecker {
   std::vector<bool> known_;
   Diagnostics diags_;
   std::vector<PartialTypes::Subject> subjects_;
-  std::vector<Scope> scopes_;
+  validation::BufferIndex buffers_;
+  validation::ScopeStack<ScalarType> scope_;
 };
 
 }  // namespace

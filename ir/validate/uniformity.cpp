@@ -5,7 +5,7 @@
 //    literals, buf_len, the workgroup id (and our workgroup count and size) and uniform locals; a
 //    `let` takes its value's uniformity, an `assign` can only clear it (`u = u && uniform(value)`),
 //    a loop variable is uniform when the bounds are and the loop itself is not in divergent flow.
-//    The walk is a single pre-order pass, as vyre's.
+//    The walk is a single pre-order pass, as vyre's; V055's exit proof is in exit_analysis.cpp.
 //  * ours, a three-level lattice (grid-uniform < varies per workgroup < varies per invocation) that is
 //    sound where vyre's is not: an assignment under divergent control flow makes the local divergent,
 //    and loop-carried assignments are iterated to a fixpoint. It gives G003 (a barrier that V010
@@ -16,11 +16,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
-#include <map>
-#include <set>
-
+#include "ir/validate/exit_analysis.hpp"
 #include "ir/validate/internal.hpp"
+#include "ir/validate/scope_stack.hpp"
 #include "ir/walk.hpp"
 
 namespace gridcheck::ir::validation {
@@ -29,192 +29,10 @@ namespace {
 // Our uniformity lattice.
 enum Level : std::uint8_t { kGridUniform = 0, kPerWorkgroup = 1, kPerInvocation = 2 };
 
-bool acquires(MemoryOrdering o) {
-  return o == MemoryOrdering::Acquire || o == MemoryOrdering::AcqRel || o == MemoryOrdering::SeqCst;
-}
-
-// ------------------------------------------------------------------------------ V055 (vyre exact)
-
-/// The state of vyre's barrier-settled exit proof (exit_uniformity.rs).
-struct ExitState {
-  std::map<std::uint32_t, bool> scope;  ///< local -> workgroup-uniform
-  std::set<std::uint32_t> dirty;        ///< buffers written since the last acquiring barrier
-  bool loads_settled = false;
-  bool unknown_write = false;
-  friend bool operator==(const ExitState&, const ExitState&) = default;
-};
-
-struct ExitProof {
-  bool has_return = false;
-  bool all_collective = true;
-  void merge(ExitProof other) {
-    has_return = has_return || other.has_return;
-    all_collective = all_collective && other.all_collective;
-  }
-};
-
-ExitState merge_states(ExitState left, const ExitState& right) {
-  left.dirty.insert(right.dirty.begin(), right.dirty.end());
-  left.loads_settled = left.loads_settled && right.loads_settled;
-  left.unknown_write = left.unknown_write || right.unknown_write;
-  for (auto it = left.scope.begin(); it != left.scope.end();) {
-    auto other = right.scope.find(it->first);
-    if (other == right.scope.end()) {
-      it = left.scope.erase(it);
-    } else {
-      it->second = it->second && other->second;
-      ++it;
-    }
-  }
-  return left;
-}
-
-class ExitAnalysis {
- public:
-  explicit ExitAnalysis(const Program& p) : p_(p) {}
-
-  /// True when every return after the last straight-line barrier of `steps` is collective.
-  bool exits_are_uniform(std::span<const StmtId> steps, ExitState state) {
-    std::optional<std::size_t> last_barrier;
-    for (std::size_t i = 0; i < steps.size(); ++i)
-      if (p_.stmt(steps[i]).kind == StmtKind::Barrier) last_barrier = i;
-    if (!last_barrier) return false;
-    state.loads_settled = acquires(p_.stmt(steps[*last_barrier]).ordering());
-    ExitProof proof;
-    for (std::size_t i = *last_barrier + 1; i < steps.size(); ++i) proof.merge(node(steps[i], state, true));
-    return proof.has_return && proof.all_collective;
-  }
-
- private:
-  bool uniform(ExprId id, const ExitState& st) const {
-    const Expr& e = p_.expr(id);
-    switch (e.kind) {
-      case ExprKind::LitU32:
-      case ExprKind::LitI32:
-      case ExprKind::LitF32:
-      case ExprKind::LitBool:
-      case ExprKind::BufLen:
-      case ExprKind::WorkgroupId:
-      case ExprKind::NumWorkgroups:
-      case ExprKind::WorkgroupSize: return true;
-      case ExprKind::Var: {
-        auto it = st.scope.find(e.payload);
-        return it != st.scope.end() && it->second;
-      }
-      case ExprKind::Load:
-        return st.loads_settled && !st.unknown_write && !st.dirty.contains(e.payload) && uniform(e.operands[0], st);
-      case ExprKind::InvocationId:
-      case ExprKind::LocalId:
-      case ExprKind::Atomic: return false;
-      case ExprKind::Binary:
-      case ExprKind::Unary:
-      case ExprKind::Select:
-      case ExprKind::Cast:
-      case ExprKind::Fma:
-        for (ExprId operand : e.operands)
-          if (operand != kNoExpr && !uniform(operand, st)) return false;
-        return true;
-    }
-    return false;
-  }
-
-  void invalidate_atomics(ExprId root, ExitState& st) const {
-    if (root == kNoExpr) return;
-    for_each_expr(p_, root, [&](ExprId id) {
-      const Expr& e = p_.expr(id);
-      if (e.kind == ExprKind::Atomic) st.dirty.insert(e.payload);
-    });
-  }
-
-  ExitProof sequence(StmtList list, ExitState& st, bool path_uniform) {
-    ExitProof proof;
-    for (StmtId id : p_.list(list)) proof.merge(node(id, st, path_uniform));
-    return proof;
-  }
-
-  ExitProof node(StmtId id, ExitState& st, bool path_uniform) {
-    const Stmt& s = p_.stmt(id);
-    switch (s.kind) {
-      case StmtKind::Let:
-      case StmtKind::Assign: {
-        const bool u = uniform(s.exprs[0], st);
-        invalidate_atomics(s.exprs[0], st);
-        if (s.kind == StmtKind::Let)
-          st.scope[index_of(s.names[0])] = u;
-        else if (auto it = st.scope.find(index_of(s.names[0])); it != st.scope.end())
-          it->second = u;
-        return {};
-      }
-      case StmtKind::Store:
-        invalidate_atomics(s.exprs[0], st);
-        invalidate_atomics(s.exprs[1], st);
-        st.dirty.insert(index_of(s.names[0]));
-        return {};
-      case StmtKind::If: {
-        const bool cond_uniform = uniform(s.exprs[0], st);
-        invalidate_atomics(s.exprs[0], st);
-        ExitState then_state = st;
-        ExitState else_state = st;
-        ExitProof proof = sequence(s.body, then_state, path_uniform && cond_uniform);
-        proof.merge(sequence(s.otherwise, else_state, path_uniform && cond_uniform));
-        st = merge_states(std::move(then_state), else_state);
-        return proof;
-      }
-      case StmtKind::Loop: {
-        const bool bounds_uniform = uniform(s.exprs[0], st) && uniform(s.exprs[1], st);
-        invalidate_atomics(s.exprs[0], st);
-        invalidate_atomics(s.exprs[1], st);
-        const ExitState before = st;
-        ExitState entry = before;
-        ExitProof accumulated;
-        for (;;) {
-          ExitState body = entry;
-          body.scope[index_of(s.names[0])] = bounds_uniform;
-          accumulated.merge(sequence(s.body, body, path_uniform && bounds_uniform));
-          body.scope.erase(index_of(s.names[0]));
-          ExitState next = merge_states(entry, body);
-          if (next == entry) break;
-          entry = std::move(next);
-        }
-        st = merge_states(before, entry);
-        return accumulated;
-      }
-      case StmtKind::AsyncLoad:
-      case StmtKind::AsyncStore:
-        invalidate_atomics(s.exprs[0], st);
-        invalidate_atomics(s.exprs[1], st);
-        st.dirty.insert(index_of(s.names[1]));
-        return {};
-      case StmtKind::Trap: invalidate_atomics(s.exprs[0], st); return {};
-      case StmtKind::AllReduce:
-      case StmtKind::Broadcast: st.dirty.insert(index_of(s.names[0])); return {};
-      case StmtKind::AllGather:
-      case StmtKind::ReduceScatter: st.dirty.insert(index_of(s.names[1])); return {};
-      case StmtKind::Return: return ExitProof{true, path_uniform};
-      case StmtKind::Barrier:
-        if (acquires(s.ordering())) {
-          st.dirty.clear();
-          st.loads_settled = true;
-          st.unknown_write = false;
-        }
-        return {};
-      case StmtKind::Block:
-      case StmtKind::Region: return sequence(s.body, st, path_uniform);
-      case StmtKind::Opaque: st.unknown_write = true; return {};
-      case StmtKind::IndirectDispatch:
-      case StmtKind::AsyncWait: return {};
-    }
-    return {};
-  }
-
-  const Program& p_;
-};
-
-// --------------------------------------------------------------------------------- the main walk
-
 class UniformityChecker {
  public:
-  UniformityChecker(const Program& p, Sink& sink) : p_(p), sink_(sink) {}
+  UniformityChecker(const Program& p, Sink& sink)
+      : p_(p), sink_(sink), scope_(p.name_count()), contents_(p.stmt_count(), 0), exits_(p) {}
 
   void run() { walk_list(p_.entry(), Ctx{}, true, std::nullopt); }
 
@@ -243,11 +61,7 @@ class UniformityChecker {
     std::optional<StmtId> lane_via;     ///< the assignment that made lane_cause's condition divergent
   };
 
-  Binding* lookup(NameId name) {
-    for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
-      if (it->name == name) return &*it;
-    return nullptr;
-  }
+  Binding* lookup(NameId name) { return scope_.find(name); }
 
   LevelInfo level(ExprId id) {
     const Expr& e = p_.expr(id);
@@ -337,9 +151,9 @@ class UniformityChecker {
 
   void walk_list(StmtList list, const Ctx& ctx, bool emit, std::optional<Binding> loop_var) {
     const std::size_t begin = scope_.size();
-    if (loop_var) scope_.push_back(*loop_var);
+    if (loop_var) scope_.push(loop_var->name, *loop_var);
     for (StmtId id : p_.list(list)) visit(id, ctx, emit);
-    scope_.resize(begin);
+    scope_.pop_to(begin);
   }
 
   void visit(StmtId id, const Ctx& ctx, bool emit) {
@@ -347,17 +161,24 @@ class UniformityChecker {
     switch (s.kind) {
       case StmtKind::Let: {
         const LevelInfo value = level(s.exprs[0]);
-        scope_.push_back(Binding{s.names[0], value.level, vyre_uniform(s.exprs[0]), value.via});
+        scope_.push(s.names[0], Binding{s.names[0], value.level, vyre_uniform(s.exprs[0]), value.via});
         break;
       }
       case StmtKind::Assign:
-        if (Binding* b = lookup(s.names[0])) {
+        if (const std::size_t index = scope_.innermost(s.names[0]); index != scope_.npos) {
+          Binding& b = scope_[index];
           const std::uint8_t value_level = level(s.exprs[0]).level;
           const bool value_uniform = vyre_uniform(s.exprs[0]);
-          const std::uint8_t raised = std::max({b->level, value_level, ctx.level});
-          if (raised > b->level) b->raised_by = id;
-          b->level = raised;
-          b->vyre_uniform = b->vyre_uniform && value_uniform;
+          const std::uint8_t raised = std::max({b.level, value_level, ctx.level});
+          if (raised > b.level) {
+            b.raised_by = id;
+            lowest_raised_ = std::min(lowest_raised_, index);
+          }
+          b.level = raised;
+          if (b.vyre_uniform && !value_uniform) {
+            if (!emit) cleared_vyre_.push_back(index);
+            b.vyre_uniform = false;
+          }
         }
         break;
       case StmtKind::If: {
@@ -388,13 +209,21 @@ class UniformityChecker {
     // restored after each silent pass, so the final pass sees them as vyre's single pass does. A
     // silent walk (inside an enclosing loop's iteration) stops at the fixpoint: one more pass would
     // change nothing, which keeps nested loops linear rather than exponential in their depth.
+    // A pass changed something when it raised the level of a binding open before it. Levels only
+    // rise and vyre's flags only clear, so the raises and clears of a pass are all there is to
+    // detect and to restore.
     for (;;) {
-      const std::vector<Binding> saved = scope_;
+      const std::size_t outer = scope_.size();
+      const std::size_t enclosing_lowest = lowest_raised_;
+      const std::size_t cleared_mark = cleared_vyre_.size();
+      lowest_raised_ = kNoBinding;
       walk_list(s.body, inner, false, var);
-      bool changed = false;
-      for (std::size_t i = 0; i < saved.size(); ++i) {
-        changed = changed || scope_[i].level != saved[i].level;
-        if (emit) scope_[i].vyre_uniform = saved[i].vyre_uniform;
+      const bool changed = lowest_raised_ < outer;
+      lowest_raised_ = std::min(enclosing_lowest, lowest_raised_);
+      if (emit) {
+        for (std::size_t i = cleared_mark; i < cleared_vyre_.size(); ++i)
+          if (cleared_vyre_[i] < outer) scope_[cleared_vyre_[i]].vyre_uniform = true;
+        cleared_vyre_.resize(cleared_mark);
       }
       if (!changed) break;
     }
@@ -448,16 +277,21 @@ class UniformityChecker {
     }
   }
 
-  template <typename Pred>
-  bool anywhere(StmtId id, Pred pred) const {
-    if (pred(p_.stmt(id))) return true;
+  static constexpr std::uint8_t kKnown = 1, kHasBarrier = 2, kHasReturn = 4;
+
+  /// kHasBarrier / kHasReturn: whether `id` is, or nests, a barrier / a return. Memoised per statement.
+  std::uint8_t contents(StmtId id) {
+    if (contents_[index_of(id)] & kKnown) return contents_[index_of(id)];
     const Stmt& s = p_.stmt(id);
-    if (!s.has_body()) return false;
-    for (StmtId child : p_.list(s.body))
-      if (anywhere(child, pred)) return true;
-    for (StmtId child : p_.list(s.otherwise))
-      if (anywhere(child, pred)) return true;
-    return false;
+    std::uint8_t c = kKnown;
+    if (s.kind == StmtKind::Barrier) c |= kHasBarrier;
+    if (s.kind == StmtKind::Return) c |= kHasReturn;
+    if (s.has_body()) {
+      for (StmtId child : p_.list(s.body)) c |= contents(child);
+      for (StmtId child : p_.list(s.otherwise)) c |= contents(child);
+    }
+    contents_[index_of(id)] = c;
+    return c;
   }
 
   std::optional<StmtId> some_return(StmtId id) const {
@@ -476,21 +310,22 @@ class UniformityChecker {
   void check_back_edge(StmtId loop, const Stmt& s, const Binding& var) {
     std::vector<StmtId> steps;
     splice(s.body, steps);
-    auto is_barrier = [](const Stmt& x) { return x.kind == StmtKind::Barrier; };
-    auto is_return = [](const Stmt& x) { return x.kind == StmtKind::Return; };
     const bool collective =
-        std::any_of(steps.begin(), steps.end(), [&](StmtId id) { return anywhere(id, is_barrier); });
+        std::any_of(steps.begin(), steps.end(), [&](StmtId id) { return (contents(id) & kHasBarrier) != 0; });
     if (!collective) return;
     std::optional<std::size_t> last_exit;
     for (std::size_t i = 0; i < steps.size(); ++i)
-      if (anywhere(steps[i], is_return)) last_exit = i;
+      if (contents(steps[i]) & kHasReturn) last_exit = i;
     if (!last_exit) return;
     for (std::size_t i = *last_exit + 1; i < steps.size(); ++i)
       if (p_.stmt(steps[i]).kind == StmtKind::Barrier) return;
-    ExitState state;
-    for (const Binding& b : scope_) state.scope[index_of(b.name)] = b.vyre_uniform;
-    state.scope[index_of(var.name)] = var.vyre_uniform;
-    if (ExitAnalysis(p_).exits_are_uniform(std::span(steps).first(*last_exit + 1), state)) return;
+    // vyre's proof starts from every open binding's flag, the loop variable's last.
+    const ExitAnalysis::OuterScope outer = [&](NameId name) -> std::optional<bool> {
+      if (name == var.name) return var.vyre_uniform;
+      if (const Binding* b = scope_.find(name)) return b->vyre_uniform;
+      return std::nullopt;
+    };
+    if (exits_.exits_are_uniform(std::span(steps).first(*last_exit + 1), outer)) return;
     sink_.at(kErr, "V055", loop,
              fmt::format("an invocation may return from loop '{}' after its last unconditional barrier while "
                          "others take the back edge; end the body with an unconditional barrier",
@@ -498,9 +333,17 @@ class UniformityChecker {
     if (auto ret = some_return(steps[*last_exit])) sink_.note(*ret, "the invocation may return here");
   }
 
+  static constexpr std::size_t kNoBinding = std::numeric_limits<std::size_t>::max();
+
   const Program& p_;
   Sink& sink_;
-  std::vector<Binding> scope_;
+  ScopeStack<Binding> scope_;
+  /// The lowest scope index whose level the current loop pass raised (kNoBinding: none).
+  std::size_t lowest_raised_ = kNoBinding;
+  /// Scope indices whose vyre flag a silent pass cleared, for the enclosing emitting loop to restore.
+  std::vector<std::size_t> cleared_vyre_;
+  std::vector<std::uint8_t> contents_;  ///< by statement: kKnown | kHasBarrier | kHasReturn
+  ExitAnalysis exits_;
 };
 
 }  // namespace

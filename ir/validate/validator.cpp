@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <unordered_map>
 
 #include "ir/validate/internal.hpp"
@@ -110,37 +111,51 @@ std::string name_or(const Program& p, NameId id) {
   return std::string(p.name(id));
 }
 
-/// Statement paths from the entry (`entry[0].body[2].then[0]`), first occurrence wins.
+/// Statement paths from the entry (`entry[0].body[2].then[0]`), first occurrence wins. Building the
+/// index takes time linear in the statements; a path takes time linear in its length.
 class PathIndex {
  public:
-  explicit PathIndex(const Program& p) : p_(p) {
+  explicit PathIndex(const Program& p) : p_(p), steps_(p.stmt_count()) {
     const auto entry = p.entry_stmts();
-    for (std::size_t i = 0; i < entry.size(); ++i) visit(entry[i], fmt::format("entry[{}]", i), 0);
+    for (std::size_t i = 0; i < entry.size(); ++i) visit(entry[i], kRoot, "entry", i, 0);
   }
   std::optional<std::string> path(StmtId id) const {
-    if (auto it = paths_.find(index_of(id)); it != paths_.end()) return it->second;
-    return std::nullopt;
+    if (index_of(id) >= steps_.size() || steps_[index_of(id)].slot == nullptr) return std::nullopt;
+    std::vector<const Step*> chain;
+    for (std::uint32_t i = index_of(id); i != kRoot; i = steps_[i].parent) chain.push_back(&steps_[i]);
+    std::string out;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+      out += fmt::format("{}{}[{}]", it == chain.rbegin() ? "" : ".", (*it)->slot, (*it)->position);
+    return out;
   }
 
  private:
-  void visit(StmtId id, std::string path, int depth) {
+  static constexpr std::uint32_t kRoot = 0xFFFFFFFFu;
+  /// How the first visit reached a statement; slot == nullptr: not reached.
+  struct Step {
+    std::uint32_t parent = kRoot;
+    const char* slot = nullptr;  ///< "entry", "body", "then" or "else"
+    std::size_t position = 0;
+  };
+
+  void visit(StmtId id, std::uint32_t parent, const char* slot, std::size_t position, int depth) {
     // Structure errors may include cycles and bad ids: stay inside the arena and bounded.
     if (index_of(id) >= p_.stmt_count() || depth > 256) return;
-    if (!paths_.emplace(index_of(id), path).second) return;
+    Step& step = steps_[index_of(id)];
+    if (step.slot != nullptr) return;
+    step = Step{parent, slot, position};
     const Stmt& s = p_.stmt(id);
     if (!s.has_body()) return;
     const bool is_if = s.kind == StmtKind::If;
     const auto body = p_.list(s.body);
-    for (std::size_t i = 0; i < body.size(); ++i)
-      visit(body[i], fmt::format("{}.{}[{}]", path, is_if ? "then" : "body", i), depth + 1);
+    for (std::size_t i = 0; i < body.size(); ++i) visit(body[i], index_of(id), is_if ? "then" : "body", i, depth + 1);
     if (is_if) {
       const auto otherwise = p_.list(s.otherwise);
-      for (std::size_t i = 0; i < otherwise.size(); ++i)
-        visit(otherwise[i], fmt::format("{}.else[{}]", path, i), depth + 1);
+      for (std::size_t i = 0; i < otherwise.size(); ++i) visit(otherwise[i], index_of(id), "else", i, depth + 1);
     }
   }
   const Program& p_;
-  std::unordered_map<std::uint32_t, std::string> paths_;
+  std::vector<Step> steps_;  ///< by statement index
 };
 
 }  // namespace
@@ -230,13 +245,16 @@ Diagnostics Sink::finish() {
       e.diagnostic.notes.insert(e.diagnostic.notes.begin(),
                                 Diagnostic{Severity::Note, {}, file_, {}, where(*e.stmt), {}});
   }
-  std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-    const SourceLoc la = a.diagnostic.loc;
-    const SourceLoc lb = b.diagnostic.loc;
+  // Sorts positions rather than the (large) entries themselves; stable, so ties keep report order.
+  std::vector<std::uint32_t> order(entries_.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const SourceLoc la = entries_[a].diagnostic.loc;
+    const SourceLoc lb = entries_[b].diagnostic.loc;
     return la.line != lb.line ? la.line < lb.line : la.col < lb.col;
   });
   Diagnostics out;
-  for (Entry& e : entries_) out.add(std::move(e.diagnostic));
+  for (std::uint32_t i : order) out.add(std::move(entries_[i].diagnostic));
   entries_.clear();
   return out;
 }
