@@ -5,7 +5,8 @@
 
 Reports, as `file:line:col: error: ...`:
   - an include of a library that its directory may not use (the library DAG ir <- interp,
-    ir <- planner <- gpu <- props <- tools; bench and corpus may use everything);
+    ir <- planner <- gpu <- props <- tools, and gpu + interp <- repro <- tools, repro never used
+    by props; bench and corpus may use everything);
   - an include between props/ concept folders against the props pipeline (props/README.md); tests
     (`*_test.cpp`) are leaves that nothing includes, so they may use any folder to check theirs;
   - an include cycle between files;
@@ -24,10 +25,11 @@ LIBRARIES = {
     'interp': {'ir'},
     'planner': {'ir'},
     'gpu': {'ir', 'planner'},
+    'repro': {'ir', 'interp', 'planner', 'gpu'},
     'props': {'ir', 'interp', 'planner', 'gpu'},
-    'tools': {'ir', 'interp', 'planner', 'gpu', 'props'},
-    'bench': {'ir', 'interp', 'planner', 'gpu', 'props', 'tools'},
-    'corpus': {'ir', 'interp', 'planner', 'gpu', 'props', 'tools'},
+    'tools': {'ir', 'interp', 'planner', 'gpu', 'repro', 'props'},
+    'bench': {'ir', 'interp', 'planner', 'gpu', 'repro', 'props', 'tools'},
+    'corpus': {'ir', 'interp', 'planner', 'gpu', 'repro', 'props', 'tools'},
 }
 # The props pipeline: which concept folders each folder may include (itself always).
 PROPS_FOLDERS = {

@@ -21,5 +21,6 @@ void register_replay(CLI::App& root, int& exit_code);
 void register_reduce(CLI::App& root, int& exit_code);
 void register_mutants(CLI::App& root, int& exit_code);
 void register_gen(CLI::App& root, int& exit_code);
+void register_export(CLI::App& root, int& exit_code);
 
 }  // namespace gridcheck::tools

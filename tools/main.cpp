@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
         register_reduce,
         register_mutants,
         register_gen,
+        register_export,
     };
     for (CommandRegistrar add : kCommands) add(app, exit_code);
     check_numeric_options(app);
