@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -70,13 +72,18 @@ std::optional<ir::ExprId> rounded_down_trips(ir::Program& p, ir::ExprId trips) {
   return binary(p, ir::BinOp::Div, p.expr(sum).operands[0], div.operands[1]);
 }
 
-/// Passes stop when the live map equals the one of the previous pass or of the pass before it.
+/// Passes stop when the state (the live map without the pass-local scratch, as ExactConvergence
+/// compares it) equals the one of the previous pass or of the pass before it.
 class PeriodTwoConvergence final : public planner::Convergence {
  public:
+  void set_pass_local(std::span<const planner::ScratchBuffer> scratch) override {
+    for (const planner::ScratchBuffer& s : scratch) pass_local_.insert(s.name);
+  }
   void start(const planner::LiveMap&) override { history_.clear(); }
   bool converged(const planner::LiveMap& live) override {
     std::map<std::string, planner::Bytes, std::less<>> state;
-    for (const auto& [name, buffer] : live) state.emplace(name, buffer.bytes());
+    for (const auto& [name, buffer] : live)
+      if (!pass_local_.contains(name)) state.emplace(name, buffer.bytes());
     const bool repeated = std::find(history_.begin(), history_.end(), state) != history_.end();
     history_.push_back(std::move(state));
     if (history_.size() > 2) history_.erase(history_.begin());
@@ -84,6 +91,7 @@ class PeriodTwoConvergence final : public planner::Convergence {
   }
 
  private:
+  std::set<std::string, std::less<>> pass_local_;
   std::vector<std::map<std::string, planner::Bytes, std::less<>>> history_;
 };
 
