@@ -76,6 +76,15 @@ struct Instr {
   std::uint32_t d = 0, a = 0, b = 0, c = 0, e = 0;
 };
 
+/// For Op::Barrier, `sub` is the mask of memory classes the barrier orders (docs/semantics.md §2.7):
+/// a release orders earlier and later accesses of these classes only. 0 reads as every class.
+inline constexpr std::uint8_t kOrdersWorkgroupMemory = 1;
+inline constexpr std::uint8_t kOrdersStorageMemory = 2;
+inline constexpr std::uint8_t kOrdersAllMemory = kOrdersWorkgroupMemory | kOrdersStorageMemory;
+inline std::uint8_t barrier_memory_mask(const Instr& barrier) {
+  return barrier.sub == 0 ? kOrdersAllMemory : barrier.sub;
+}
+
 /// The IR node an instruction comes from.
 struct Origin {
   Site site;
