@@ -110,6 +110,8 @@ void Engine::run(std::uint32_t fixpoint) {
     if (c.loads + c.stores + c.atomics == 0) continue;
     OobRecord rec;
     rec.buffer = prog_.buffers[b].name;
+    rec.workgroup_memory = prog_.buffers[b].workgroup;
+    rec.element_count = views_[b].count;
     rec.loads = c.loads;
     rec.stores = c.stores;
     rec.atomics = c.atomics;
@@ -323,8 +325,8 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
   Stop stop = Stop::Finished;
 
   [[maybe_unused]] auto notify = [&](AccessKind kind, std::uint32_t buffer, std::uint32_t element,
-                                     std::uint32_t value, std::uint32_t previous) {
-    const Access a{buffer, element, pc, workgroup, local, value, previous};
+                                     std::uint32_t value, std::uint32_t previous, bool cas_failed = false) {
+    const Access a{buffer, element, pc, workgroup, local, value, previous, cas_failed};
     for (Observer* o : observers_) {
       switch (kind) {
         case AccessKind::Load: o->on_load(a); break;
@@ -501,9 +503,11 @@ op_Atomic : {
     std::uint8_t* p = v.data + std::size_t{i} * 4;
     const std::uint32_t old = read_word(p);
     const ir::AtomicResult res = ir::eval_atomic(static_cast<ir::AtomicOp>(in->sub), old, r[in->c], r[in->e]);
+    [[maybe_unused]] const bool cas_failed =
+        static_cast<ir::AtomicOp>(in->sub) == ir::AtomicOp::CompareExchange && old != r[in->e];
     write_word(p, res.stored);
     r[in->d] = old;
-    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old);
+    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, cas_failed);
   } else {
     r[in->d] = 0;
     out_of_bounds(AccessKind::Atomic, in->a, i, pc, workgroup, local);

@@ -7,6 +7,7 @@
 
 #include "interp/engine.hpp"
 #include "interp/race_detector.hpp"
+#include "interp/uninit_detector.hpp"
 #include "ir/abi.hpp"
 #include "ir/grid_inference.hpp"
 #include "ir/typecheck.hpp"
@@ -28,6 +29,47 @@ constexpr const char* kFixpointZero = "R018";
 constexpr const char* kBadCaseInput = "R019";
 constexpr const char* kRaceCode = "R040";
 constexpr const char* kRaceIncomplete = "R041";
+constexpr const char* kOutOfBounds = "R042";
+constexpr const char* kUninitializedRead = "R043";
+
+ir::MemoryCheck oob_check(const RunOptions& o) { return o.oob.value_or(ir::MemoryCheck::Error); }
+ir::MemoryCheck uninit_check(const RunOptions& o) { return o.uninit.value_or(ir::MemoryCheck::Error); }
+bool checks_uninit(const CompiledProgram& p, const RunOptions& o) {
+  return p.workgroup_words > 0 && uninit_check(o) != ir::MemoryCheck::Defined;
+}
+
+/// One diagnostic per buffer with out-of-bounds accesses, at its first one.
+void report_out_of_bounds(RunResult& result, const RunOptions& o) {
+  const ir::Severity severity = oob_check(o) == ir::MemoryCheck::Error ? ir::Severity::Error : ir::Severity::Warning;
+  for (const OobRecord& r : result.oob) {
+    const std::uint64_t others = r.total() - 1;
+    result.diagnostics.add(
+        {severity, kOutOfBounds, o.file, r.first_site.loc,
+         fmt::format("out-of-bounds {} of {} '{}'[{}] (it has {} elements) by {}{}", name_of(r.first_kind),
+                     r.workgroup_memory ? "workgroup buffer" : "buffer", r.buffer, r.first_index, r.element_count,
+                     to_string(r.first_invocation),
+                     others == 0 ? std::string() : fmt::format("; {} more out-of-bounds accesses of '{}'", others, r.buffer)),
+         {}});
+  }
+  if (severity == ir::Severity::Error && !result.oob.empty() && result.status == RunStatus::Ok)
+    result.status = RunStatus::OutOfBounds;
+}
+
+/// One diagnostic per (buffer, site, launch) that read workgroup memory before any write.
+void report_uninitialized(RunResult& result, const RunOptions& o) {
+  const ir::Severity severity = uninit_check(o) == ir::MemoryCheck::Error ? ir::Severity::Error : ir::Severity::Warning;
+  for (const UninitReport& r : result.uninit) {
+    result.diagnostics.add(
+        {severity, kUninitializedRead, o.file, r.site.loc,
+         fmt::format("read of workgroup buffer '{}'[{}] before any write to it in launch {}, by {} (R reads the "
+                     "zero it fills workgroup memory with; a GPU leaves it undefined){}",
+                     r.buffer, r.first_element, r.launch, to_string(r.first_invocation),
+                     r.occurrences == 1 ? std::string() : fmt::format("; {} such reads at this site", r.occurrences)),
+         {}});
+  }
+  if (severity == ir::Severity::Error && !result.uninit.empty() && result.status == RunStatus::Ok)
+    result.status = RunStatus::Uninitialized;
+}
 
 RunResult refused(ir::Diagnostics diagnostics) {
   RunResult r;
@@ -81,6 +123,7 @@ std::optional<RunResult> check_resources(const CompiledProgram& program, std::sp
   }
   total += Engine::state_bytes(program, grid);
   if (o.detect_races) total += RaceDetector::shadow_bytes(program, buffers);
+  if (checks_uninit(program, o)) total += UninitDetector::shadow_bytes(program, workgroups);
   if (total > o.limits.max_total_bytes)
     return refused(o, kTooMuchMemory, {},
                    fmt::format("the run needs about {} bytes (buffers, interpreter state{}), more than the limit of {}",
@@ -124,6 +167,11 @@ RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Gri
     races = std::make_unique<RaceDetector>(program, buffers, options.same_value_writes_race);
     observers.push_back(races.get());
   }
+  std::unique_ptr<UninitDetector> uninit;
+  if (checks_uninit(program, options)) {
+    uninit = std::make_unique<UninitDetector>(program);
+    observers.push_back(uninit.get());
+  }
   Engine engine(program, options, observers, grid, buffers, result);
   engine.run(fixpoint);
   if (races) {
@@ -136,6 +184,11 @@ RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Gri
       if (r.first.site.loc.known()) d.notes.push_back({ir::Severity::Note, {}, options.file, r.first.site.loc, "the other access", {}});
     }
     if (result.status == RunStatus::Ok && !result.races.empty()) result.status = RunStatus::Race;
+  }
+  if (oob_check(options) != ir::MemoryCheck::Defined) report_out_of_bounds(result, options);
+  if (uninit) {
+    result.uninit = uninit->take_reports();
+    report_uninitialized(result, options);
   }
   return result;
 }
@@ -289,6 +342,8 @@ ir::Result<std::vector<Bytes>> case_inputs(const ir::Case& c) {
 RunResult run_case(const ir::Case& c, const RunOptions& options) {
   RunOptions o = options;
   if (o.file.empty()) o.file = c.file;
+  if (!o.oob) o.oob = c.oob;
+  if (!o.uninit) o.uninit = c.uninit;
   auto inputs = case_inputs(c);
   if (!inputs) return refused(inputs.diagnostics());
   return run_reference(c.program, *inputs, c.grid, c.fixpoint, o);

@@ -47,6 +47,13 @@ struct RunOptions {
   /// Report two unordered plain writes of the same value as a race (off: tolerated, as Oclgrind's
   /// --uniform-writes; the bytes cannot depend on their order).
   bool same_value_writes_race = false;
+  /// Out-of-bounds accesses (docs/semantics.md §3.4): Error makes the status `oob` (R042), Warning
+  /// adds a warning, Defined says nothing. nullopt: the case's `oob` line in run_case, else Error.
+  /// A planner::Executor over R runs segments with Defined: their accesses are the program's.
+  std::optional<ir::MemoryCheck> oob;
+  /// Reads of workgroup memory before any write to the element in the launch (UninitDetector):
+  /// Error makes the status `uninit` (R043). nullopt: the case's `uninit` line, else Error.
+  std::optional<ir::MemoryCheck> uninit;
   /// Run ir::validate first (refuse on errors). Off: only ir::typecheck, for deliberately invalid
   /// programs in tests (for example to reach the dynamic divergence checks).
   bool validate = true;

@@ -51,6 +51,7 @@ struct Access {
   std::uint32_t local = 0;     ///< linear local id
   std::uint32_t value = 0;     ///< the word read (load), written (store), or stored (atomic)
   std::uint32_t previous = 0;  ///< store/atomic: the word before (atomic: the value returned)
+  bool compare_exchange_failed = false;  ///< atomic: a compare-exchange that stored nothing (an atomic read)
 };
 
 class Observer {

@@ -7,7 +7,8 @@
 namespace gridcheck::interp {
 namespace {
 
-constexpr std::array<std::string_view, 6> kStatusNames = {"ok", "trap", "out_of_fuel", "invalid", "divergence", "race"};
+constexpr std::array<std::string_view, 9> kStatusNames = {"ok",   "trap", "out_of_fuel", "invalid",         "divergence",
+                                                          "race", "oob",  "uninit",      "nondeterministic"};
 constexpr std::array<std::string_view, 4> kDivergenceNames = {"branch_mismatch", "trip_count_mismatch",
                                                               "different_barriers", "barrier_and_fence"};
 constexpr std::array<std::string_view, 3> kAccessNames = {"load", "store", "atomic"};
@@ -35,7 +36,10 @@ ir::Verdict RunResult::verdict() const {
     case RunStatus::OutOfFuel: return ir::Verdict::OutOfFuel;
     case RunStatus::Invalid:
     case RunStatus::Divergence:
-    case RunStatus::Race: return ir::Verdict::Invalid;
+    case RunStatus::Race:
+    case RunStatus::OutOfBounds:
+    case RunStatus::Uninitialized:
+    case RunStatus::Nondeterministic: return ir::Verdict::Invalid;
   }
   return ir::Verdict::Error;
 }
@@ -51,6 +55,9 @@ std::string RunResult::detail() const {
       return {};
     case RunStatus::Divergence: return "divergence";
     case RunStatus::Race: return "race";
+    case RunStatus::OutOfBounds: return "oob";
+    case RunStatus::Uninitialized: return "uninit";
+    case RunStatus::Nondeterministic: return "nondeterministic";
   }
   return {};
 }

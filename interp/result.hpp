@@ -10,6 +10,14 @@
 //               "divergence".
 //   race        the race detector found at least one data race (`races`); the run completed and
 //               `outputs` hold what this schedule produced. As a verdict: `invalid` detail "race".
+//   oob         an out-of-bounds access under MemoryCheck::Error (`oob`); the run completed with the
+//               defined behaviour of docs/semantics.md §3.4. As a verdict: `invalid` detail "oob".
+//   uninit      a read of workgroup memory before any write to that element in the launch, under
+//               MemoryCheck::Error (`uninit`). As a verdict: `invalid` detail "uninit".
+//   nondeterministic  the outputs depend on the schedule although no data race was found (the order of
+//               atomics decides them; schedule_check.hpp). As a verdict: `invalid` detail "nondeterministic".
+// When several apply, the first in the order race, oob, uninit is the status; every one of them
+// is in `diagnostics`.
 // Every non-ok status also carries one diagnostic (code R...) in `diagnostics` so that a caller can
 // render any outcome the same way.
 
@@ -29,7 +37,8 @@ namespace gridcheck::interp {
 using Bytes = std::vector<std::uint8_t>;
 using Grid = std::array<std::uint32_t, 3>;
 
-enum class RunStatus : std::uint8_t { Ok, Trap, OutOfFuel, Invalid, Divergence, Race };
+enum class RunStatus : std::uint8_t { Ok, Trap, OutOfFuel, Invalid, Divergence, Race, OutOfBounds, Uninitialized,
+                                    Nondeterministic };
 std::string_view name_of(RunStatus status);
 
 /// The three ids of one invocation (each per axis x, y, z).
@@ -85,6 +94,8 @@ std::string_view name_of(AccessKind kind);
 /// Out-of-bounds accesses of one buffer (loads read the typed zero; stores and atomics do nothing).
 struct OobRecord {
   std::string buffer;
+  bool workgroup_memory = false;
+  std::uint64_t element_count = 0;  ///< the buffer's elements in this run
   std::uint64_t loads = 0, stores = 0, atomics = 0;
   /// The first out-of-bounds access (in this run's schedule order).
   AccessKind first_kind = AccessKind::Load;
@@ -94,9 +105,21 @@ struct OobRecord {
   std::uint64_t total() const { return loads + stores + atomics; }
 };
 
+/// Reads of one workgroup buffer, from one site, of elements no invocation of the workgroup had
+/// written in the launch (they read the zero R fills workgroup memory with).
+struct UninitReport {
+  std::string buffer;
+  Site site;
+  std::uint64_t first_element = 0;
+  InvocationIds first_invocation;
+  std::uint32_t launch = 0;
+  std::uint64_t occurrences = 1;
+};
+
 /// One data race: two accesses of one element by different invocations, unordered by any barrier,
-/// at least one a plain write, not both atomic. Repeats of the same pair of sites are counted in
-/// `occurrences` and not reported again.
+/// at least one a write, not both atomic. Repeats of the same pair of sites (and kinds) are counted
+/// in `occurrences` and not reported again; `elements` lists the first kMaxElements distinct
+/// elements they touched (`element` is the first).
 struct RaceReport {
   std::string buffer;
   bool workgroup_memory = false;
@@ -109,6 +132,8 @@ struct RaceReport {
   Access first, second;  ///< in execution order
   std::uint32_t launch = 0;
   std::uint64_t occurrences = 1;
+  static constexpr std::size_t kMaxElements = 8;
+  std::vector<std::uint64_t> elements;
   std::string message;
 };
 
@@ -128,6 +153,7 @@ struct RunResult {
   std::optional<TrapInfo> trap;
   std::optional<DivergenceInfo> divergence;
   std::vector<RaceReport> races;
+  std::vector<UninitReport> uninit;  ///< at most UninitDetector::kMaxReports, by first occurrence
   ir::Diagnostics diagnostics;
   std::uint64_t steps = 0;   ///< instructions executed, all launches
   Grid grid = {0, 0, 0};     ///< the dispatch grid used (0s when refused before choosing one)

@@ -9,6 +9,7 @@ namespace {
 constexpr std::array<std::string_view, 5> kOracleNames = {"R", "H-cpu", "H-gpu", "W-gpu", "R-waves"};
 constexpr std::array<std::string_view, 8> kVerdictNames = {"ok",      "match", "diverge",     "refused",
                                                            "invalid", "trap",  "out_of_fuel", "error"};
+constexpr std::array<std::string_view, 3> kMemoryCheckNames = {"error", "warning", "defined"};
 
 }  // namespace
 
@@ -24,6 +25,14 @@ std::optional<Oracle> oracle_from_name(std::string_view name) {
 std::optional<Verdict> verdict_from_name(std::string_view name) {
   for (std::size_t i = 0; i < kVerdictNames.size(); ++i)
     if (kVerdictNames[i] == name) return static_cast<Verdict>(i);
+  return std::nullopt;
+}
+
+std::string_view name_of(MemoryCheck check) { return kMemoryCheckNames[static_cast<int>(check)]; }
+
+std::optional<MemoryCheck> memory_check_from_name(std::string_view name) {
+  for (std::size_t i = 0; i < kMemoryCheckNames.size(); ++i)
+    if (kMemoryCheckNames[i] == name) return static_cast<MemoryCheck>(i);
   return std::nullopt;
 }
 

@@ -45,6 +45,14 @@ enum class Oracle : std::uint8_t {
 /// diverge / refused / invalid / error relative to R (docs/DESIGN.md §5).
 enum class Verdict : std::uint8_t { Ok, Match, Diverge, Refused, Invalid, Trap, OutOfFuel, Error };
 
+/// What R makes of one class of memory error (docs/semantics.md §3.4): an out-of-bounds access, or a
+/// read of workgroup memory before any write to that element in the launch.
+enum class MemoryCheck : std::uint8_t {
+  Error,    ///< the run's verdict is `invalid oob` / `invalid uninit` (the default)
+  Warning,  ///< a warning diagnostic; the verdict is unchanged
+  Defined,  ///< the defined behaviour of §3.4 (a load reads 0, a store does nothing), not reported
+};
+
 struct Expectation {
   Oracle oracle = Oracle::Reference;
   std::string profile;  ///< planner profile for split oracles ("vyre-0.7.2", "sound"); empty for R
@@ -82,6 +90,10 @@ struct Case {
   /// Workgroup counts of the dispatch grid; nullopt = inferred from the program (docs/semantics.md §3.1 step 4-6).
   std::optional<std::array<std::uint32_t, 3>> grid;
   std::uint32_t fixpoint = 1;
+  /// `oob ...` / `uninit ...` lines: how R treats out-of-bounds accesses and uninitialised
+  /// workgroup-memory reads in this case.
+  MemoryCheck oob = MemoryCheck::Error;
+  MemoryCheck uninit = MemoryCheck::Error;
   std::vector<InputData> inputs;
   std::vector<Expectation> expectations;
   std::vector<ExpectedOutput> outputs;
@@ -93,6 +105,8 @@ std::string_view name_of(Oracle oracle);
 std::string_view name_of(Verdict verdict);
 std::optional<Oracle> oracle_from_name(std::string_view name);
 std::optional<Verdict> verdict_from_name(std::string_view name);
+std::string_view name_of(MemoryCheck check);  ///< "error", "warning", "defined"
+std::optional<MemoryCheck> memory_check_from_name(std::string_view name);
 
 /// The splitmix64 stream that `random(seed)` inputs use: word i is the low 32 bits of the i-th
 /// output of splitmix64 started at `seed`. Documented in docs/format.md; never change it.

@@ -25,6 +25,9 @@ std::string describe(const interp::RunResult& r) {
     case interp::RunStatus::Divergence: return r.divergence ? r.divergence->message : "barrier divergence";
     case interp::RunStatus::Race: return r.races.empty() ? "data race" : r.races.front().message;
     case interp::RunStatus::Invalid:
+    case interp::RunStatus::OutOfBounds:
+    case interp::RunStatus::Uninitialized:
+    case interp::RunStatus::Nondeterministic:
       for (const ir::Diagnostic& d : r.diagnostics)
         if (d.severity == ir::Severity::Error) return fmt::format("{} [{}]", d.message, d.code);
       return "the launched program was refused";
@@ -42,11 +45,19 @@ planner::LaunchErrorKind kind_of(const interp::RunResult& r) {
   }
 }
 
+/// A replayed launch runs the program's accesses as they are (docs/semantics.md §3.4 behaviour).
+interp::RunOptions replay_options() {
+  interp::RunOptions o;
+  o.oob = ir::MemoryCheck::Defined;
+  o.uninit = ir::MemoryCheck::Defined;
+  return o;
+}
+
 }  // namespace
 
 std::optional<std::string> execute_in_place(const ir::Program& program, std::vector<interp::Bytes>& memory,
                                             std::array<std::uint32_t, 3> grid, std::uint32_t repeat) {
-  const interp::RunResult r = interp::execute(program, memory, grid, repeat);
+  const interp::RunResult r = interp::execute(program, memory, grid, repeat, replay_options());
   if (r.ok()) return std::nullopt;
   return describe(r);
 }
@@ -97,7 +108,7 @@ std::optional<planner::LaunchError> InterpLaunch::launch(const ir::Program& orig
     if (!plan.ok()) return launch_error(planner::LaunchErrorKind::InvalidProgram, plan.diagnostics().all().front().message);
     grid = plan->grid;
   }
-  const interp::RunResult r = interp::execute(*program, memory, grid, config.fixpoint_iterations);
+  const interp::RunResult r = interp::execute(*program, memory, grid, config.fixpoint_iterations, replay_options());
   if (!r.ok()) return launch_error(kind_of(r), describe(r));
   std::size_t slot = 0;
   std::size_t index = 0;

@@ -1,9 +1,12 @@
-// `gridcheck run FILE [--schedule in-order|reversed|shuffle:SEED] [--races] [--fuel N] [--json]`:
+// `gridcheck run FILE [--schedule in-order|reversed|shuffle:SEED] [--no-races] [--fuel N] [--json]`:
 // runs a case on the reference interpreter R (true grid sync), prints every output buffer as typed
-// values and the verdict, and checks the case's `expect R` lines (verdict and buffers).
+// values and the verdict, and checks the case's `expect R` lines (verdict and buffers). R's checks
+// are those every other command applies (interp/schedule_check.hpp): the race detector, a second
+// schedule whose bytes must agree, out-of-bounds accesses and uninitialised workgroup reads.
 //
 // Exit codes: 0 = the run is ok, or every `expect R` line is met; 1 = an expectation failed, or
-// (without expectations) the run trapped, ran out of fuel, diverged or raced; 2 = unreadable file,
+// (without expectations) the run trapped, ran out of fuel, diverged, raced, accessed memory out of
+// bounds, read uninitialised workgroup memory or gave schedule-dependent bytes; 2 = unreadable file,
 // parse error, bad option, or a program the reference refuses (invalid) without an expectation
 // saying so; 3 = internal error.
 
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "interp/interpreter.hpp"
+#include "interp/schedule_check.hpp"
 #include "ir/equality.hpp"
 #include "ir/text/case_file.hpp"
 #include "ir/text/literal.hpp"
@@ -31,7 +35,11 @@ namespace {
 struct RunArgs {
   std::string file;
   std::string schedule = "in-order";
-  bool races = false;
+  bool races = true;
+  bool races_flag = false;                 ///< --races: accepted, the default
+  std::string same_value_writes = "ok";    ///< "ok" or "race"
+  std::string oob;                         ///< "", or a MemoryCheck name overriding the case's `oob` line
+  std::string uninit;                      ///< likewise for `uninit`
   std::uint64_t fuel = 0;  ///< 0 = the interpreter's default
   bool json = false;
   std::string split;                  ///< "", "cpu", "gpu" or "both": also run the split and compare with R
@@ -158,6 +166,10 @@ void print_text(const ir::Case& c, const std::string& text, const RunArgs& args,
                 static_cast<unsigned long long>(o.atomics), std::string(interp::name_of(o.first_kind)).c_str(),
                 static_cast<unsigned long long>(o.first_index), interp::to_string(o.first_invocation).c_str(),
                 interp::to_string(o.first_site).c_str());
+  for (const interp::UninitReport& u : r.uninit)
+    std::printf("uninitialised: %s: %llu reads at %s before any write, first of element %llu by %s in launch %u\n",
+                u.buffer.c_str(), static_cast<unsigned long long>(u.occurrences), interp::to_string(u.site).c_str(),
+                static_cast<unsigned long long>(u.first_element), interp::to_string(u.first_invocation).c_str(), u.launch);
   std::fputs(render_run_diagnostics(r.diagnostics, text, exit_code).c_str(), stderr);
   const std::string detail = r.detail();
   std::printf("verdict: %s%s%s (%llu steps)\n", std::string(ir::name_of(r.verdict())).c_str(), detail.empty() ? "" : " ",
@@ -190,9 +202,14 @@ nlohmann::json run_to_json(const ir::Case& c, const RunArgs& args, const interp:
     out["hash"] = fmt::format("0x{:016x}", ir::fnv1a64(o.bytes.data(), o.bytes.size()));
     j["outputs"].push_back(std::move(out));
   }
+  j["uninit"] = nlohmann::json::array();
+  for (const interp::UninitReport& u : r.uninit)
+    j["uninit"].push_back({{"buffer", u.buffer}, {"site", to_json(u.site)}, {"element", u.first_element},
+                           {"invocation", to_json(u.first_invocation)}, {"launch", u.launch},
+                           {"occurrences", u.occurrences}});
   j["oob"] = nlohmann::json::array();
   for (const interp::OobRecord& o : r.oob)
-    j["oob"].push_back({{"buffer", o.buffer}, {"loads", o.loads}, {"stores", o.stores}, {"atomics", o.atomics},
+    j["oob"].push_back({{"buffer", o.buffer}, {"elements", o.element_count}, {"loads", o.loads}, {"stores", o.stores}, {"atomics", o.atomics},
                         {"first", {{"kind", interp::name_of(o.first_kind)}, {"index", o.first_index},
                                    {"site", to_json(o.first_site)}, {"invocation", to_json(o.first_invocation)}}}});
   if (r.trap)
@@ -269,9 +286,13 @@ int run_case_file(const RunArgs& args) {
   interp::RunOptions options;
   options.schedule = *schedule;
   options.detect_races = args.races;
+  options.same_value_writes_race = args.same_value_writes == "race";
+  if (!args.oob.empty()) options.oob = ir::memory_check_from_name(args.oob);
+  if (!args.uninit.empty()) options.uninit = ir::memory_check_from_name(args.uninit);
   if (args.fuel != 0) options.fuel = args.fuel;
   options.file = args.file;
-  const interp::RunResult result = interp::run_case(*parsed, options);
+  const interp::RunResult result =
+      args.races ? interp::run_case_on_two_schedules(*parsed, options) : interp::run_case(*parsed, options);
   const std::vector<Check> checks = check_expectations(*parsed, result);
   const int code = exit_code_for(result, checks);
   if (args.json) {
@@ -289,12 +310,28 @@ void register_run(CLI::App& root, int& exit_code) {
   CLI::App* cmd = root.add_subcommand(
       "run",
       "Run a case on the reference interpreter R (one dispatch, true grid sync): print every output buffer and the "
-      "verdict, and check the case's `expect R` lines. Exit 0 ok / expectations met, 1 an expectation failed (or, "
-      "without expectations, a trap, out_of_fuel, divergence or race), 2 bad input or a refused program, 3 internal "
+      "verdict, and check the case's `expect R` lines. R checks what every command checks: races (the race detector "
+      "and a second schedule whose bytes must agree), out-of-bounds accesses and reads of uninitialised workgroup "
+      "memory. Exit 0 ok / expectations met, 1 an expectation failed (or, without expectations, a trap, out_of_fuel, "
+      "divergence, race, oob, uninit or nondeterministic verdict), 2 bad input or a refused program, 3 internal "
       "error.");
   cmd->add_option("file", args->file, "case file (.gc)")->required();
   cmd->add_option("--schedule", args->schedule, "in-order (default), reversed, or shuffle:SEED");
-  cmd->add_flag("--races", args->races, "run the race detector (a racy run's verdict is `invalid race`)");
+  cmd->add_flag("--races", args->races_flag, "check races (the default; kept for scripts)");
+  cmd->add_flag("!--no-races", args->races,
+                "skip the race detector and the second schedule (one run under --schedule)");
+  cmd->add_option("--same-value-writes", args->same_value_writes,
+                  "two unordered plain writes of the value the element already gets: ok (default, as Oclgrind) or "
+                  "race")
+      ->check(CLI::IsMember({"ok", "race"}));
+  cmd->add_option("--oob", args->oob,
+                  "out-of-bounds accesses: error (verdict invalid oob), warning or defined; default: the case's "
+                  "`oob` line, else error")
+      ->check(CLI::IsMember({"error", "warning", "defined"}));
+  cmd->add_option("--uninit", args->uninit,
+                  "reads of workgroup memory before any write: error (verdict invalid uninit), warning or defined; "
+                  "default: the case's `uninit` line, else error")
+      ->check(CLI::IsMember({"error", "warning", "defined"}));
   cmd->add_option("--fuel", args->fuel, "instruction budget over all launches (default 2^32)");
   cmd->add_flag("--json", args->json, "print one JSON object (verdict, outputs, diagnostics, ...) to stdout");
   cmd->add_option("--split", args->split,

@@ -78,6 +78,15 @@ std::string print(const Case& c) {
   w.newline();
   w.write(fmt::format("fixpoint {}", c.fixpoint));
   w.newline();
+  // The default (error) is not printed, so a case without the lines prints as it was written.
+  if (c.oob != MemoryCheck::Error) {
+    w.write(fmt::format("oob {}", name_of(c.oob)));
+    w.newline();
+  }
+  if (c.uninit != MemoryCheck::Error) {
+    w.write(fmt::format("uninit {}", name_of(c.uninit)));
+    w.newline();
+  }
 
   if (!c.program.buffers().empty()) {
     w.newline();

@@ -80,12 +80,14 @@ void Parser::collect_header_comments() {
 }
 
 void Parser::parse_directive() {
-  static constexpr std::array<Directive, 10> kDirectives = {{
+  static constexpr std::array<Directive, 12> kDirectives = {{
       {"case", &Parser::parse_case_line, false},
       {"meta", &Parser::parse_meta, false},
       {"workgroup_size", &Parser::parse_workgroup_size, true},
       {"grid", &Parser::parse_grid, false},
       {"fixpoint", &Parser::parse_fixpoint, false},
+      {"oob", &Parser::parse_memory_check, false},
+      {"uninit", &Parser::parse_memory_check, false},
       {"buffer", &Parser::parse_buffer, true},
       {"input", &Parser::parse_input, false},
       {"kernel", &Parser::parse_body_section, true},
@@ -230,6 +232,22 @@ void Parser::parse_fixpoint(const Token& kw) {
     return;
   }
   case_.fixpoint = static_cast<std::uint32_t>(*v);
+  finish_line();
+}
+
+void Parser::parse_memory_check(const Token& kw) {
+  const bool oob = kw.text == "oob";
+  if (!first_time(oob ? "oob line" : "uninit line", kw, oob ? seen_oob_ : seen_uninit_)) return;
+  const Token word = next();
+  const std::optional<MemoryCheck> check =
+      word.kind == TokenKind::Identifier ? memory_check_from_name(word.text) : std::nullopt;
+  if (!check) {
+    error(parse_code::kUnknownMemoryCheck, word.loc,
+          fmt::format("expected error, warning or defined after '{}'", kw.text));
+    skip_line();
+    return;
+  }
+  (oob ? case_.oob : case_.uninit) = *check;
   finish_line();
 }
 

@@ -81,6 +81,7 @@ class Parser {
   void parse_workgroup_size(const Token& kw);
   void parse_grid(const Token& kw);
   void parse_fixpoint(const Token& kw);
+  void parse_memory_check(const Token& kw);  ///< `oob CHECK` and `uninit CHECK`
   void parse_body_section(const Token& kw);
   bool first_time(std::string_view section, const Token& kw, SourceLoc& seen);
 
@@ -157,6 +158,7 @@ class Parser {
   std::unordered_map<std::string, std::uint32_t> output_line_;
   std::unordered_map<std::string, std::uint32_t> launches_line_;
   SourceLoc seen_case_, seen_workgroup_size_, seen_grid_, seen_fixpoint_, seen_body_;
+  SourceLoc seen_oob_, seen_uninit_;
 };
 
 }  // namespace gridcheck::ir::text

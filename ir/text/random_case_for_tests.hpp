@@ -31,6 +31,8 @@ class RandomCaseGenerator {
     for (int i = choose_(0, 2); i > 0; --i) c.meta.emplace_back(pick(kMetaKeys), pick(kStrings));
     if (flip()) c.grid = std::array<std::uint32_t, 3>{grid_count(), grid_count(), grid_count()};
     c.fixpoint = flip() ? 1u : static_cast<std::uint32_t>(choose_(1, 1000000));
+    c.oob = static_cast<MemoryCheck>(choose_(0, 2));
+    c.uninit = static_cast<MemoryCheck>(choose_(0, 2));
 
     buffers(b);
     Program p = entry(b);

@@ -38,6 +38,8 @@ void assert_same_case_data(const Case& a, const Case& b) {
   RC_ASSERT(a.meta == b.meta);
   RC_ASSERT(a.grid == b.grid);
   RC_ASSERT(a.fixpoint == b.fixpoint);
+  RC_ASSERT(a.oob == b.oob);
+  RC_ASSERT(a.uninit == b.uninit);
   RC_ASSERT(a.inputs.size() == b.inputs.size());
   for (std::size_t i = 0; i < a.inputs.size(); ++i) {
     const InputData& x = a.inputs[i];

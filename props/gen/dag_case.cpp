@@ -125,6 +125,8 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
   c.program = b.raw({b.region(ir::kRootRegionGenerator, entry)});
   c.grid = dag.base.grid;
   c.fixpoint = dag.base.fixpoint;
+  c.oob = dag.base.oob;
+  c.uninit = dag.base.uninit;
   c.inputs = dag.base.inputs;
   std::vector<std::size_t> ids(n);
   for (std::size_t k = 0; k < n; ++k) ids[k] = k;

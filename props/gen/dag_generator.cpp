@@ -54,6 +54,8 @@ class DagGenerator {
     base.program = b_.raw({b_.region(ir::kRootRegionGenerator, entry)});
     base.grid = std::array<std::uint32_t, 3>{groups_, 1, 1};
     base.fixpoint = 1;
+    base.oob = ir::MemoryCheck::Defined;  // a wave may index in0 out of bounds (reads 0)
+    base.uninit = ir::MemoryCheck::Defined;
     ir::InputData in;
     in.buffer = "in0";
     in.kind = ir::InputData::Kind::Random;

@@ -43,6 +43,9 @@ LaunchError from_run(const interp::RunResult& r) {
     case interp::RunStatus::Race:
       return error(LaunchErrorKind::Race, r.races.empty() ? "data race" : r.races.front().message,
                    r.races.empty() ? ir::SourceLoc{} : r.races.front().first.site.loc);
+    case interp::RunStatus::OutOfBounds:    // the executor runs with MemoryCheck::Defined
+    case interp::RunStatus::Uninitialized:
+    case interp::RunStatus::Nondeterministic:  // one schedule per launch
     case interp::RunStatus::Invalid: {
       const bool resource = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
                                         [](const ir::Diagnostic& d) { return d.code.rfind("R01", 0) == 0; });
@@ -56,7 +59,11 @@ LaunchError from_run(const interp::RunResult& r) {
 
 }  // namespace
 
-InterpExecutor::InterpExecutor(interp::RunOptions options) : options_(std::move(options)) {}
+InterpExecutor::InterpExecutor(interp::RunOptions options) : options_(std::move(options)) {
+  // A segment's accesses are the program's: R's verdict on them is R's, the split only runs them.
+  options_.oob = ir::MemoryCheck::Defined;
+  options_.uninit = ir::MemoryCheck::Defined;
+}
 
 const interp::PreparedProgram* InterpExecutor::prepared(const ir::Program& program, ir::Diagnostics& diagnostics) {
   const std::uint64_t key = ir::content_hash(program);

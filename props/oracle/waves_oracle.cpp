@@ -49,7 +49,7 @@ class FusionJudge {
     }
     const std::string plan = describe(problems);
     if (fused.reference_verdict == ir::Verdict::Invalid) {
-      if (fused.reference_detail != "race") {
+      if (fused.reference_detail != "race" && fused.reference_detail != "nondeterministic") {
         s.verdict = ir::Verdict::Invalid;
         s.detail = fused.reference_detail;
         s.message = "R cannot run the fused program: " + (fused.reference.diagnostics.empty()
@@ -105,6 +105,8 @@ class FusionJudge {
     o.fuel = options_.fuel;
     o.detect_races = races;
     o.file = dag_.base.file;
+    o.oob = dag_.base.oob;
+    o.uninit = dag_.base.uninit;
     return o;
   }
 
