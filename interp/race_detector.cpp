@@ -2,19 +2,50 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "ir/ice.hpp"
+
 namespace gridcheck::interp {
 namespace {
 
-constexpr std::uint32_t kEscalated = 0x80000000u;  // cell: the low bits index the pool
-constexpr std::uint32_t kFlagRead = 0x40000000u;       // cell: the invocation read
-constexpr std::uint32_t kFlagWrote = 0x20000000u;      // cell: the invocation wrote (plain store)
-constexpr std::uint32_t kFlagAtomic = 0x10000000u;  // cell or record: atomic write
-constexpr std::uint32_t kSegMask = 0x0FFFFFFFu;
-constexpr std::uint32_t kSegLimit = kSegMask;           // intervals per grid phase before giving up
-constexpr std::uint32_t kSegResetFloor = 1u << 20;  // intervals kept before a reset at a phase boundary
+// A tag: kEscalated | pool index, or access-kind flags | `when` of the one invocation it holds.
+constexpr std::uint32_t kEscalated = 0x80000000u;
+constexpr std::uint32_t kWhenBits = 26;
+constexpr std::uint32_t kWhenMask = (1u << kWhenBits) - 1;
+constexpr std::uint32_t kFlagOf[RaceDetector::kKinds] = {1u << 26, 1u << 27, 1u << 28, 1u << 29};
+constexpr std::uint32_t kKindFlags = 0xFu << 26;
+/// The invocation's plain writes in its interval stored more than one value (or mix with atomics).
+constexpr std::uint32_t kSeveralValues = 1u << 30;
+constexpr std::uint32_t kResetFloor = 1u << 20;  // intervals kept before a reset at a phase boundary
 constexpr std::uint16_t kUnknownSite = 0xFFFF;
 
-constexpr std::uint32_t seg_of(std::uint32_t tag) { return tag & kSegMask; }
+using Kind = RaceDetector::Kind;
+
+/// Which recorded kinds an access of each kind conflicts with (bit k = Kind k).
+constexpr std::uint8_t kConflicts[RaceDetector::kKinds] = {
+    /* read */ (1 << Kind::kWrite) | (1 << Kind::kAtomicWrite),
+    /* write */ 0xF,
+    /* atomic write */ (1 << Kind::kWrite) | (1 << Kind::kRead),
+    /* atomic read */ (1 << Kind::kWrite),
+};
+
+/// A tag keeps one site for all the kinds of its invocation: the site of the kind whose conflicts
+/// include the others' (a plain write's include everything; an atomic read's are included in all).
+constexpr int site_rank(Kind k) {
+  switch (k) {
+    case Kind::kWrite: return 3;
+    case Kind::kRead:
+    case Kind::kAtomicWrite: return 2;
+    default: return 1;
+  }
+}
+int best_rank(std::uint32_t tag) {
+  int rank = 0;
+  for (int k = 0; k < RaceDetector::kKinds; ++k)
+    if (tag & kFlagOf[k]) rank = std::max(rank, site_rank(static_cast<Kind>(k)));
+  return rank;
+}
 
 std::vector<bool> written_buffers(const CompiledProgram& program) {
   std::vector<bool> written(program.buffers.size(), false);
@@ -28,21 +59,42 @@ std::uint64_t element_count(const CompiledProgram& program, std::span<const Byte
   return cb.workgroup ? cb.declared_count : storage[cb.storage_index].size() / 4;
 }
 
-std::string_view kind_word(int kind) {
+std::string_view kind_word(Kind kind) {
   switch (kind) {
-    case 0: return "load";
-    case 1: return "store";
-    default: return "atomic";
+    case Kind::kRead: return "load";
+    case Kind::kWrite: return "store";
+    case Kind::kAtomicWrite: return "atomic";
+    default: return "failed compare-exchange";
   }
 }
 
-AccessKind access_kind(int kind) {
+AccessKind access_kind(Kind kind) {
   switch (kind) {
-    case 0: return AccessKind::Load;
-    case 1: return AccessKind::Store;
+    case Kind::kRead: return AccessKind::Load;
+    case Kind::kWrite: return AccessKind::Store;
     default: return AccessKind::Atomic;
   }
 }
+
+void add_value(RaceDetector::Values& v, std::uint32_t value) {
+  if (!v.any) {
+    v = {value, false, true};
+  } else if (v.value != value) {
+    v.several = true;
+  }
+}
+
+void merge_values(RaceDetector::Values& into, const RaceDetector::Values& from) {
+  if (!from.any) return;
+  if (!into.any) {
+    into = from;
+    return;
+  }
+  into.several = into.several || from.several || into.value != from.value;
+}
+
+/// True when a plain write of `value` is tolerated against the unordered plain writes `v`.
+bool same_value(const RaceDetector::Values& v, std::uint32_t value) { return v.any && !v.several && v.value == value; }
 
 }  // namespace
 
@@ -50,28 +102,41 @@ std::uint64_t RaceDetector::shadow_bytes(const CompiledProgram& program, std::sp
   const auto written = written_buffers(program);
   std::uint64_t bytes = 0;
   for (std::size_t b = 0; b < program.buffers.size(); ++b)
-    if (written[b]) bytes += element_count(program, storage, b) * sizeof(Rec);
+    if (written[b]) bytes += element_count(program, storage, b) * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
   return bytes;
 }
 
 RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes> storage, bool same_value_writes_race)
-    : prog_(program), strict_same_value_(same_value_writes_race) {
+    : prog_(program), strict_same_value_(same_value_writes_race), lanes_(program.invocations_per_workgroup()) {
+  GC_ASSERT(lanes_ >= 1 && lanes_ <= 0x10000);
   const auto written = written_buffers(program);
   shadow_.resize(program.buffers.size());
   for (std::size_t b = 0; b < program.buffers.size(); ++b) {
+    shadow_[b].workgroup = program.buffers[b].workgroup;
     if (!written[b]) continue;
-    shadow_[b].assign(element_count(program, storage, b), Rec{});
-    shadow_cells_ += shadow_[b].size();
+    const std::uint64_t n = element_count(program, storage, b);
+    shadow_[b].tags.assign(n, 0u);
+    shadow_[b].sites.assign(n, 0);
+    shadow_cells_ += n;
   }
+  // One site per IR access: the copies of an unrolled loop body share theirs.
   site_of_pc_.assign(program.code.size(), kUnknownSite);
+  std::unordered_map<std::uint64_t, std::uint16_t> site_of_node;
   for (std::uint32_t pc = 0; pc < program.code.size(); ++pc) {
     const Op op = program.code[pc].op;
     if (op != Op::Load && op != Op::LoadBool && op != Op::LoadF32 && op != Op::Store && op != Op::Atomic) continue;
+    const Origin& origin = program.origins[pc];
+    const std::uint64_t node = (std::uint64_t{origin.is_stmt} << 32) | origin.node;
+    if (auto it = site_of_node.find(node); it != site_of_node.end()) {
+      site_of_pc_[pc] = it->second;
+      continue;
+    }
     if (pc_of_site_.size() >= kUnknownSite) break;
     site_of_pc_[pc] = static_cast<std::uint16_t>(pc_of_site_.size());
+    site_of_node.emplace(node, site_of_pc_[pc]);
     pc_of_site_.push_back(pc);
   }
-  segs_.push_back({0, 0});  // interval 0 means "empty"
+  workgroup_of_.push_back(0);  // interval 0 means "no access"
 }
 
 void RaceDetector::on_launch_begin(const LaunchContext& ctx) {
@@ -82,48 +147,43 @@ void RaceDetector::on_launch_begin(const LaunchContext& ctx) {
 void RaceDetector::on_fence_release(std::uint32_t, std::uint32_t, const MemoryView&) { next_epoch(); }
 
 void RaceDetector::next_epoch() {
-  ++epoch_;
-  // Everything recorded so far is ordered before what follows. Once the interval table outgrows the
-  // shadow (or a floor), clear both, so that the table stays bounded over long runs; the clear
-  // costs no more than the intervals it retires.
-  if (cur_seg_ > std::max<std::uint64_t>(kSegResetFloor, shadow_cells_)) reset_shadow();
-}
-
-void RaceDetector::on_workgroup_enter(std::uint32_t workgroup) { new_interval(workgroup); }
-void RaceDetector::on_barrier_release(std::uint32_t workgroup, std::uint32_t) { new_interval(workgroup); }
-
-void RaceDetector::new_interval(std::uint32_t workgroup) {
-  if (cur_seg_ + 1 >= kSegLimit) {
-    incomplete_ = true;
-    return;
-  }
-  ++cur_seg_;
-  cur_wg_ = workgroup;
-  segs_.push_back({epoch_, workgroup});
+  // Everything recorded so far is ordered before what follows. Once the interval numbers near their
+  // limit, or the interval table outgrows the shadow (or a floor), clear both; the clear costs no
+  // more than the intervals it retires.
+  const std::uint64_t intervals = workgroup_of_.size();
+  if (intervals * lanes_ > (kWhenMask >> 1) || intervals > std::max<std::uint64_t>(kResetFloor, shadow_cells_))
+    reset_shadow();
+  phase_first_ = static_cast<std::uint32_t>(workgroup_of_.size()) * lanes_;
 }
 
 void RaceDetector::reset_shadow() {
-  for (auto& cells : shadow_) std::fill(cells.begin(), cells.end(), Rec{});
+  for (Shadow& s : shadow_) std::fill(s.tags.begin(), s.tags.end(), 0u);
   pool_.clear();
   free_.clear();
-  segs_.resize(1);
-  cur_seg_ = 0;
+  workgroup_of_.resize(1);
 }
 
-bool RaceDetector::stale(const Rec& rec, bool workgroup_memory) const {
-  const std::uint32_t seg = seg_of(rec.tag);
-  if (seg == 0) return true;
-  const SegInfo& info = segs_[seg];
-  return info.epoch != epoch_ || (workgroup_memory && info.workgroup != cur_wg_);
+bool RaceDetector::new_interval(std::uint8_t mask) {
+  const std::uint64_t next = workgroup_of_.size();
+  if ((next + 1) * lanes_ > kWhenMask) {
+    incomplete_ = true;
+    return false;
+  }
+  workgroup_of_.push_back(workgroup_of_.back());
+  const auto first = static_cast<std::uint32_t>(next * lanes_);
+  if (mask & kOrdersWorkgroupMemory) interval_first_[0] = first;
+  if (mask & kOrdersStorageMemory) interval_first_[1] = first;
+  return true;
 }
 
-bool RaceDetector::unordered(const Rec& rec) const {
-  const std::uint32_t seg = seg_of(rec.tag);
-  return segs_[seg].workgroup != cur_wg_ || seg == cur_seg_;
+void RaceDetector::on_workgroup_enter(std::uint32_t workgroup) {
+  if (incomplete_ || !new_interval(kOrdersAllMemory)) return;
+  workgroup_of_.back() = workgroup;
+  group_first_ = interval_first_[0];
 }
 
-bool RaceDetector::same_invocation(const Rec& rec, std::uint32_t local) const {
-  return segs_[seg_of(rec.tag)].workgroup == cur_wg_ && rec.local == local;
+void RaceDetector::on_barrier_release(std::uint32_t, std::uint32_t pc) {
+  if (!incomplete_) new_interval(barrier_memory_mask(prog_.code[pc]));
 }
 
 std::uint32_t RaceDetector::allocate_full() {
@@ -133,99 +193,155 @@ std::uint32_t RaceDetector::allocate_full() {
     pool_[i] = Full{};
     return i;
   }
+  GC_ASSERT(pool_.size() < kEscalated);
   pool_.push_back(Full{});
   return static_cast<std::uint32_t>(pool_.size() - 1);
 }
 
 void RaceDetector::on_load(const Access& a) { access(a, Kind::kRead); }
 void RaceDetector::on_store(const Access& a) { access(a, Kind::kWrite); }
-void RaceDetector::on_atomic(const Access& a) { access(a, Kind::kAtomic); }
+void RaceDetector::on_atomic(const Access& a) {
+  access(a, a.compare_exchange_failed ? Kind::kAtomicRead : Kind::kAtomicWrite);
+}
 
 void RaceDetector::access(const Access& a, Kind kind) {
   if (incomplete_) return;
-  std::vector<Rec>& cells = shadow_[a.buffer];
-  if (cells.empty()) return;  // never written: no race possible
-  const bool workgroup_memory = prog_.buffers[a.buffer].workgroup;
-  Rec& cell = cells[a.element];
+  Shadow& s = shadow_[a.buffer];
+  if (s.tags.empty()) return;  // never written: no race possible
+  std::uint32_t& tag = s.tags[a.element];
+  const std::uint32_t current = interval_first_[s.workgroup ? 0 : 1];
+  const std::uint32_t when = current + a.local;
+  const std::uint32_t flag = kFlagOf[kind];
   const std::uint16_t site = site_of_pc_[a.pc];
-  const auto local = static_cast<std::uint16_t>(a.local);
-  const std::uint32_t flag = kind == Kind::kRead ? kFlagRead : kind == Kind::kWrite ? kFlagWrote : kFlagAtomic;
+  // Records before `floor` are ordered before this access and everything after it: for storage,
+  // those of earlier grid phases; for workgroup memory also those of earlier intervals and of other
+  // workgroups (whose memory is another).
+  const std::uint32_t floor = s.workgroup ? current : phase_first_;
 
-  if ((cell.tag & kEscalated) == 0) {
-    const std::uint32_t seg = seg_of(cell.tag);
-    if (seg == 0 || stale(cell, workgroup_memory)) {
-      cell = Rec{cur_seg_ | flag, local, site};
+  if ((tag & kEscalated) == 0) {
+    const std::uint32_t held = tag & kWhenMask;
+    if (held < floor) {
+      tag = when | flag;
+      s.sites[a.element] = site;
       return;
     }
-    if (seg == cur_seg_ && cell.local == local) {  // the same invocation again
-      cell.tag |= flag;
-      if (kind != Kind::kRead) cell.site = site;
+    if (held == when) {  // the same invocation again, same interval
+      const std::uint32_t kinds = (tag & kKindFlags) | flag;
+      const bool two_sites = (kinds & kFlagOf[Kind::kRead]) && (kinds & kFlagOf[Kind::kAtomicWrite]) &&
+                             !(kinds & kFlagOf[Kind::kWrite]);
+      if (!two_sites) {
+        std::uint32_t several = tag & kSeveralValues;
+        if (kind == Kind::kWrite && (tag & (kFlagOf[Kind::kWrite] | kFlagOf[Kind::kAtomicWrite])) && a.value != a.previous)
+          several = kSeveralValues;
+        if ((kinds & kFlagOf[Kind::kWrite]) && (kinds & kFlagOf[Kind::kAtomicWrite])) several = kSeveralValues;
+        if (site_rank(kind) >= best_rank(tag)) s.sites[a.element] = site;
+        tag = when | kinds | several;
+        return;
+      }
+    } else if (held >= group_first_ && held % lanes_ == a.local && (tag & kKindFlags) == flag &&
+               (kind != Kind::kWrite || ((tag & kSeveralValues) == 0 && a.value == a.previous))) {
+      // The same invocation in a later interval, with the one kind (and value) it had: the new
+      // record stands for the old one towards later workgroups.
+      tag = when | flag;
+      s.sites[a.element] = site;
       return;
     }
-    // A second invocation (or a later interval) touches the element: keep both in a pooled record.
-    const Rec old = cell;
-    const std::uint32_t index = allocate_full();
-    Full& f = pool_[index];
-    if (old.tag & (kFlagWrote | kFlagAtomic)) {
-      const bool only_atomic = (old.tag & kFlagAtomic) && !(old.tag & kFlagWrote);
-      f.w = Rec{seg | (only_atomic ? kFlagAtomic : 0u), old.local, old.site};
-    }
-    if (old.tag & kFlagRead) f.r = Rec{seg, old.local, old.site};
-    cell.tag = kEscalated | index;
+    escalate(s, a);
   }
-  const std::uint32_t index = cell.tag & ~kEscalated;
+  check_full(s, a, kind, when);
+}
+
+void RaceDetector::escalate(Shadow& s, const Access& a) {
+  std::uint32_t& tag = s.tags[a.element];
+  const std::uint32_t index = allocate_full();
   Full& f = pool_[index];
-  for (Rec* rec : {&f.w, &f.r, &f.x})
-    if (rec->tag != 0 && stale(*rec, workgroup_memory)) *rec = Rec{};
-  if (f.w.tag == 0 && f.r.tag == 0 && f.x.tag == 0) {  // everything it held is ordered away
-    free_.push_back(index);
-    cell = Rec{cur_seg_ | flag, local, site};
-    return;
+  const Rep held{tag & kWhenMask, s.sites[a.element]};
+  for (int k = 0; k < kKinds; ++k)
+    if (tag & kFlagOf[k]) f.of[k].latest = held;
+  if (tag & kFlagOf[Kind::kWrite]) {
+    // The element holds the invocation's last plain write unless it also wrote atomically (then
+    // kSeveralValues is set).
+    const std::uint32_t before = a.previous;
+    f.group = f.interval = Values{before, (tag & kSeveralValues) != 0, true};
   }
-  check_full(f, a, kind, workgroup_memory);
+  tag = kEscalated | index;
 }
 
-void RaceDetector::check_full(Full& f, const Access& a, Kind kind, bool) {
-  const auto local = static_cast<std::uint16_t>(a.local);
-  const std::uint16_t site = site_of_pc_[a.pc];
-  const bool w_atomic = (f.w.tag & kFlagAtomic) != 0;
-  const bool w_conflicts = f.w.tag != 0 && unordered(f.w) && !same_invocation(f.w, local);
-  if (kind == Kind::kRead) {
-    if (w_conflicts) report(a, kind, f.w, w_atomic ? Kind::kAtomic : Kind::kWrite);
-    for (const Rec* rec : {&f.r, &f.x})
-      if (rec->tag != 0 && seg_of(rec->tag) == cur_seg_ && rec->local == local) return;  // already a reader
-    // Readers of this workgroup's earlier intervals are ordered before every later access here, and
-    // the new reader stands for them towards other workgroups.
-    for (Rec* rec : {&f.r, &f.x})
-      if (rec->tag != 0 && segs_[seg_of(rec->tag)].workgroup == cur_wg_ && seg_of(rec->tag) != cur_seg_) *rec = Rec{};
-    const Rec reader{cur_seg_, local, site};
-    if (f.r.tag == 0) {
-      f.r = reader;
-    } else if (f.x.tag == 0) {
-      f.x = reader;
-    } else if (segs_[seg_of(f.r.tag)].workgroup != cur_wg_) {
-      f.x = reader;  // keep the other workgroup's reader in r
-    } else {
-      f.r = reader;  // x is the other workgroup's reader, or both are distinct readers of this interval
+void RaceDetector::check_full(Shadow& s, const Access& a, Kind kind, std::uint32_t when) {
+  std::uint32_t& tag = s.tags[a.element];
+  const std::uint32_t index = tag & ~kEscalated;
+  Full& f = pool_[index];
+  const std::uint32_t current = interval_first_[s.workgroup ? 0 : 1];
+  const std::uint32_t floor = s.workgroup ? current : phase_first_;
+
+  // Age the history: records of earlier phases (intervals, for workgroup memory) are dropped; the
+  // records of a workgroup that ran before this one join `earlier_group`.
+  bool empty = true;
+  for (int k = 0; k < kKinds; ++k) {
+    History& h = f.of[k];
+    if (h.latest.when < floor) {
+      h.latest = h.other = Rep{};
+      if (h.earlier_group.when < floor) h.earlier_group = Rep{};
+    } else if (h.latest.when < group_first_) {
+      if (h.earlier_group.when == 0) h.earlier_group = h.latest;
+      if (k == Kind::kWrite) merge_values(f.earlier_groups, f.group);
+      h.latest = h.other = Rep{};
     }
+    if (h.earlier_group.when == 0) {
+      if (k == Kind::kWrite) f.earlier_groups = Values{};
+    }
+    if (h.latest.when == 0 && k == Kind::kWrite) f.group = f.interval = Values{};
+    if (h.latest.when != 0 || h.earlier_group.when != 0) empty = false;
+  }
+  if (empty) {  // everything it held is ordered before this access
+    free_.push_back(index);
+    tag = when | kFlagOf[kind];
+    s.sites[a.element] = site_of_pc_[a.pc];
     return;
   }
-  if (w_conflicts) {
-    const bool both_atomic = kind == Kind::kAtomic && w_atomic;
-    const bool same_value = kind == Kind::kWrite && !w_atomic && !strict_same_value_ && a.value == a.previous;
-    if (!both_atomic && !same_value) report(a, kind, f.w, w_atomic ? Kind::kAtomic : Kind::kWrite);
+
+  const bool tolerant = kind == Kind::kWrite && !strict_same_value_;
+  for (int k = 0; k < kKinds; ++k) {
+    if ((kConflicts[kind] & (1 << k)) == 0) continue;
+    const History& h = f.of[k];
+    const Kind other_kind = static_cast<Kind>(k);
+    if (h.latest.when >= current) {  // latest is of this interval
+      const Rep& other = h.latest.when != when ? h.latest : h.other;
+      if (other.when != 0 && !(tolerant && k == Kind::kWrite && same_value(f.interval, a.value)))
+        report(a, kind, other, other_kind);
+    }
+    if (h.earlier_group.when != 0 && !(tolerant && k == Kind::kWrite && same_value(f.earlier_groups, a.value)))
+      report(a, kind, h.earlier_group, other_kind);
   }
-  for (const Rec* rec : {&f.r, &f.x})
-    if (rec->tag != 0 && unordered(*rec) && !same_invocation(*rec, local)) report(a, kind, *rec, Kind::kRead);
-  f.w = Rec{cur_seg_ | (kind == Kind::kAtomic ? kFlagAtomic : 0u), local, site};
+
+  History& h = f.of[kind];
+  const Rep me{when, site_of_pc_[a.pc]};
+  const bool same_interval = h.latest.when >= current;
+  if (kind == Kind::kWrite) {
+    if (!same_interval) f.interval = Values{};
+    add_value(f.group, a.value);
+    add_value(f.interval, a.value);
+  }
+  if (same_interval) {
+    if (h.latest.when != when) h.other = h.latest;
+  } else {
+    h.other = Rep{};
+  }
+  h.latest = me;
 }
 
-void RaceDetector::report(const Access& a, Kind kind, const Rec& other, Kind other_kind) {
+void RaceDetector::report(const Access& a, Kind kind, const Rep& other, Kind other_kind) {
   const std::uint16_t site = site_of_pc_[a.pc];
   const std::uint64_t key = (std::uint64_t{a.buffer & 0xFFFF} << 48) | (std::uint64_t{other.site} << 32) |
                             (std::uint64_t{site} << 16) | (std::uint64_t{other_kind} << 8) | kind;
   if (auto it = seen_.find(key); it != seen_.end()) {
-    if (it->second < reports_.size()) ++reports_[it->second].occurrences;
+    if (it->second < reports_.size()) {
+      RaceReport& r = reports_[it->second];
+      ++r.occurrences;
+      if (r.elements.size() < RaceReport::kMaxElements &&
+          std::find(r.elements.begin(), r.elements.end(), a.element) == r.elements.end())
+        r.elements.push_back(a.element);
+    }
     return;
   }
   if (reports_.size() >= kMaxReports) {
@@ -237,10 +353,11 @@ void RaceDetector::report(const Access& a, Kind kind, const Rec& other, Kind oth
   r.buffer = buffer.name;
   r.workgroup_memory = buffer.workgroup;
   r.element = a.element;
+  r.elements.push_back(a.element);
   r.launch = ctx_.launch;
   r.first.kind = access_kind(other_kind);
   r.first.site = other.site == kUnknownSite ? Site{{}, "?", "unknown site"} : prog_.site(pc_of_site_[other.site]);
-  r.first.invocation = ctx_.ids(segs_[seg_of(other.tag)].workgroup, other.local);
+  r.first.invocation = ctx_.ids(workgroup_of_[other.when / lanes_], other.when % lanes_);
   r.second.kind = access_kind(kind);
   r.second.site = prog_.site(a.pc);
   r.second.invocation = ctx_.ids(a.workgroup, a.local);
@@ -250,6 +367,18 @@ void RaceDetector::report(const Access& a, Kind kind, const Rec& other, Kind oth
                           to_string(r.second.invocation), to_string(r.second.site));
   seen_.emplace(key, reports_.size());
   reports_.push_back(std::move(r));
+}
+
+std::vector<RaceReport> RaceDetector::take_reports() {
+  for (RaceReport& r : reports_) {
+    if (r.occurrences < 2) continue;
+    std::string elements;
+    for (std::uint64_t e : r.elements) elements += fmt::format("{}{}", elements.empty() ? "" : ", ", e);
+    r.message += fmt::format(" ({} times at these sites, on element{} {}{})", r.occurrences,
+                             r.elements.size() == 1 ? "" : "s", elements,
+                             r.elements.size() == RaceReport::kMaxElements ? ", ..." : "");
+  }
+  return std::move(reports_);
 }
 
 }  // namespace gridcheck::interp

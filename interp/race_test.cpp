@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "interp/interpreter.hpp"
 #include "interp/test_support.hpp"
 #include "ir/builder.hpp"
@@ -20,6 +22,7 @@ RunResult run_races(const ir::Program& p, const std::vector<Bytes>& inputs, Grid
   o.detect_races = true;
   o.schedule = schedule;
   o.same_value_writes_race = strict;
+  o.uninit = ir::MemoryCheck::Defined;  // these tests are about races only
   return run_reference(p, inputs, grid, fixpoint, o);
 }
 
@@ -242,6 +245,238 @@ TEST(Interp_Races, RacesAreNotCheckedUnlessRequested) {
   const RunResult r = run_reference(p, {}, Grid{1, 1, 1});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(output(r, "out"), (Words{7}));
+}
+
+// --- schedule independence of the verdict (issue 16, item 1) ---------------------------------------
+
+ir::Program plain_store_then_atomics_of_every_workgroup(bool grid_sync) {
+  // Oclgrind atomics/atomic_intergroup_race: invocation 0's plain store is ordered before its own
+  // workgroup's atomics (barrier) but not before the other workgroup's, unless a grid_sync orders it.
+  Builder b({4, 1, 1});
+  Buf data = b.read_write("data", 0, ScalarType::U32, 1);
+  return b.wrapped({b.if_(b.gid() == b.u32(0), {b.store(data, b.u32(0), b.u32(0))}),
+                    grid_sync ? b.grid_sync() : b.barrier(), b.let("old", b.atomic_add(data, b.u32(0), b.u32(1)))});
+}
+
+TEST(Interp_Races, APlainStoreThenAnotherWorkgroupsAtomicIsARaceUnderEverySchedule) {
+  const std::vector<Bytes> inputs = {to_bytes({0xFFFFFFFFu})};
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_races(plain_store_then_atomics_of_every_workgroup(false), inputs, Grid{2, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Race) << s.to_string();
+    bool store_vs_atomic = false;
+    for (const RaceReport& race : r.races)
+      store_vs_atomic |= (race.first.kind == AccessKind::Store) != (race.second.kind == AccessKind::Store);
+    EXPECT_TRUE(store_vs_atomic) << r.races[0].message;
+  }
+}
+
+TEST(Interp_Races, APlainStoreOrderedByAGridSyncBeforeEveryonesAtomicsIsSilent) {  // the twin
+  const std::vector<Bytes> inputs = {to_bytes({0xFFFFFFFFu})};
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_races(plain_store_then_atomics_of_every_workgroup(true), inputs, Grid{2, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Ok) << s.to_string() << explain(r);
+    EXPECT_EQ(output(r, "data"), (Words{8}));
+  }
+}
+
+ir::Program atomics_then_plain_store_in_one_workgroup(bool barrier) {
+  // Oclgrind atomics/atomic_race_after: every invocation increments, then invocation 0 stores.
+  Builder b({4, 1, 1});
+  Buf data = b.read_write("data", 0, ScalarType::U32, 1);
+  std::vector<ir::S> body = {b.let("old", b.atomic_add(data, b.u32(0), b.u32(1))),
+                             b.if_(b.lid() == b.u32(0), {b.store(data, b.u32(0), b.u32(42))})};
+  if (barrier) body.insert(body.begin() + 1, b.barrier());
+  return b.wrapped(body);
+}
+
+TEST(Interp_Races, AtomicsOfOtherInvocationsThenAPlainStoreIsARaceUnderEverySchedule) {
+  const std::vector<Bytes> inputs = {to_bytes({0})};
+  for (const Schedule& s : kSchedules)
+    EXPECT_EQ(run_races(atomics_then_plain_store_in_one_workgroup(false), inputs, Grid{1, 1, 1}, s).status,
+              RunStatus::Race)
+        << s.to_string();
+}
+
+TEST(Interp_Races, AtomicsThenABarrierThenAPlainStoreIsSilent) {  // the twin
+  const std::vector<Bytes> inputs = {to_bytes({0})};
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_races(atomics_then_plain_store_in_one_workgroup(true), inputs, Grid{1, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Ok) << s.to_string() << explain(r);
+    EXPECT_EQ(output(r, "data"), (Words{42}));
+  }
+}
+
+// --- a failed compare-exchange is an atomic read (issue 16, item 2) ---------------------------------
+
+ir::Program compare_exchange_beside_a_plain_read(std::uint32_t expected) {
+  // Invocation 0 reads flag[0] plainly; the others compare-exchange it from `expected` to 9. The
+  // element holds 5: with expected 5 the exchanges write (a race with the read), otherwise they fail.
+  Builder b({4, 1, 1});
+  Buf flag = b.read_write("flag", 0, ScalarType::U32, 1);
+  Buf out = b.output("out", 1, ScalarType::U32, 4);
+  return b.wrapped({b.if_(b.lid() == b.u32(0), {b.store(out, b.u32(0), b.load(flag, b.u32(0)))},
+                          {b.let("old", b.compare_exchange(flag, b.u32(0), b.u32(expected), b.u32(9)))})});
+}
+
+TEST(Interp_Races, ASucceedingCompareExchangeBesideAPlainReadIsARace) {
+  const std::vector<Bytes> inputs = {to_bytes({5})};
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_races(compare_exchange_beside_a_plain_read(5), inputs, Grid{1, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Race) << s.to_string();
+    EXPECT_EQ(r.races[0].buffer, "flag");
+  }
+}
+
+TEST(Interp_Races, FailedCompareExchangesBesideAPlainReadAreSilent) {  // the twin
+  const std::vector<Bytes> inputs = {to_bytes({5})};
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_races(compare_exchange_beside_a_plain_read(6), inputs, Grid{1, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Ok) << s.to_string() << explain(r);
+    EXPECT_EQ(output(r, "flag"), (Words{5}));
+  }
+}
+
+TEST(Interp_Races, AFailedCompareExchangeRacesWithAPlainStore) {
+  // A failed compare-exchange still reads: an unordered plain store of another invocation races.
+  Builder b({2, 1, 1});
+  Buf flag = b.read_write("flag", 0, ScalarType::U32, 1);
+  ir::Program p = b.wrapped({b.if_(b.lid() == b.u32(0), {b.store(flag, b.u32(0), b.u32(5))},
+                                   {b.let("old", b.compare_exchange(flag, b.u32(0), b.u32(7), b.u32(9)))})});
+  const std::vector<Bytes> inputs = {to_bytes({5})};
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_races(p, inputs, Grid{1, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Race) << s.to_string();
+    EXPECT_NE(r.races[0].message.find("failed compare-exchange"), std::string::npos) << r.races[0].message;
+  }
+}
+
+// --- barrier memory scopes (issue 16, item 3) --------------------------------------------------------
+
+/// `body` with every barrier's memory mask set to `mask`, run with the race detector.
+RunResult run_with_barrier_mask(const ir::Program& p, std::uint8_t mask, std::vector<Bytes> buffers, Grid grid,
+                                const Schedule& schedule) {
+  RunOptions o;
+  o.detect_races = true;
+  o.schedule = schedule;
+  o.uninit = ir::MemoryCheck::Defined;
+  auto prepared = prepare(p, o);
+  EXPECT_TRUE(prepared.ok()) << ir::render(prepared.diagnostics());
+  bool any = false;
+  for (Instr& in : prepared->compiled.code)
+    if (in.op == Op::Barrier) {
+      in.sub = mask;
+      any = true;
+    }
+  EXPECT_TRUE(any);
+  return execute(*prepared, buffers, grid, 1, o);
+}
+
+/// Invocation 0 writes element 0 of a workgroup buffer and of a storage buffer; after a barrier
+/// every invocation reads both.
+ir::Program write_barrier_read_both_classes() {
+  Builder b({4, 1, 1});
+  Buf sh = b.workgroup("sh", 1, ScalarType::U32);
+  Buf st = b.read_write("st", 0, ScalarType::U32, 1);
+  Buf out = b.output("out", 1, ScalarType::U32, 8);
+  return b.wrapped({b.if_(b.lid() == b.u32(0), {b.store(sh, b.u32(0), b.u32(3)), b.store(st, b.u32(0), b.u32(4))}),
+                    b.barrier(), b.store(out, b.lid(), b.load(sh, b.u32(0))),
+                    b.store(out, b.lid() + b.u32(4), b.load(st, b.u32(0)))});
+}
+
+std::vector<std::string> racy_buffers(const RunResult& r) {
+  std::vector<std::string> names;
+  for (const RaceReport& race : r.races)
+    if (std::find(names.begin(), names.end(), race.buffer) == names.end()) names.push_back(race.buffer);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(Interp_Races, ABarrierOfWorkgroupMemoryOnlyLeavesStorageAccessesUnordered) {
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_with_barrier_mask(write_barrier_read_both_classes(), kOrdersWorkgroupMemory,
+                                              {to_bytes({0}), to_bytes(fill(8, 0))}, Grid{1, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Race) << s.to_string();
+    EXPECT_EQ(racy_buffers(r), (std::vector<std::string>{"st"}));
+  }
+}
+
+TEST(Interp_Races, ABarrierOfStorageOnlyLeavesWorkgroupMemoryAccessesUnordered) {
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_with_barrier_mask(write_barrier_read_both_classes(), kOrdersStorageMemory,
+                                              {to_bytes({0}), to_bytes(fill(8, 0))}, Grid{1, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Race) << s.to_string();
+    EXPECT_EQ(racy_buffers(r), (std::vector<std::string>{"sh"}));
+  }
+}
+
+TEST(Interp_Races, ABarrierOfBothClassesOrdersBoth) {  // the twin of the two above
+  for (std::uint8_t mask : {kOrdersAllMemory, std::uint8_t{0}})
+    for (const Schedule& s : kSchedules) {
+      const RunResult r = run_with_barrier_mask(write_barrier_read_both_classes(), mask,
+                                                {to_bytes({0}), to_bytes(fill(8, 0))}, Grid{1, 1, 1}, s);
+      ASSERT_EQ(r.status, RunStatus::Ok) << s.to_string() << explain(r);
+    }
+}
+
+// --- reports (issue 16, item 4) ---------------------------------------------------------------------
+
+TEST(Interp_Races, AReportNamesTheConflictingAccessOfAnInvocationThatReadAndWrote) {
+  // Workgroup 0's invocation reads then writes v[0]; workgroup 1's reads it. Only the write conflicts.
+  Builder b({1, 1, 1});
+  Buf v = b.read_write("v", 0, ScalarType::U32, 1);
+  Buf out = b.output("out", 1, ScalarType::U32, 2);
+  ir::Program p = b.wrapped({b.let("x", b.load(v, b.u32(0))), b.store(out, b.gid(), b.var("x")),
+                             b.if_(b.wgid() == b.u32(0), {b.store(v, b.u32(0), b.var("x") + b.u32(1))})});
+  const std::vector<Bytes> inputs = {to_bytes({7})};
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_races(p, inputs, Grid{2, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Race) << s.to_string();
+    for (const RaceReport& race : r.races) {
+      // One of the two is the store of workgroup 0, the other the load of workgroup 1.
+      const RaceReport::Access& store = race.first.kind == AccessKind::Store ? race.first : race.second;
+      const RaceReport::Access& load = race.first.kind == AccessKind::Store ? race.second : race.first;
+      EXPECT_EQ(store.kind, AccessKind::Store) << race.message;
+      EXPECT_EQ(store.site.what, "store to v") << race.message;
+      EXPECT_EQ(store.invocation.workgroup[0], 0u) << race.message;
+      EXPECT_EQ(load.kind, AccessKind::Load) << race.message;
+      EXPECT_EQ(load.invocation.workgroup[0], 1u) << race.message;
+    }
+  }
+}
+
+TEST(Interp_Races, AReportListsTheDistinctElementsOfItsPairOfSites) {
+  // Every workgroup writes elements 0..9 at one site: one report, its first 8 distinct elements.
+  Builder b({1, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, 10);
+  ir::Program p = b.wrapped({b.loop("i", b.u32(0), b.u32(10), {b.store(out, b.var("i"), b.gid())})});
+  const RunResult r = run_races(p, {}, Grid{3, 1, 1});
+  ASSERT_EQ(r.status, RunStatus::Race);
+  ASSERT_EQ(r.races.size(), 1u);
+  EXPECT_EQ(r.races[0].occurrences, 20u);
+  EXPECT_EQ(r.races[0].elements, (std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_NE(r.races[0].message.find("20 times"), std::string::npos) << r.races[0].message;
+}
+
+TEST(Interp_Races, SameValueWritesOfAnInvocationThatAlsoWroteAnotherValueAreARace) {
+  // Invocation 0 writes 5 then 7; invocation 1 writes 7: its write and the 5 are unordered.
+  Builder b({2, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, 1);
+  ir::Program p = b.wrapped({b.if_(b.lid() == b.u32(0), {b.store(out, b.u32(0), b.u32(5))}),
+                             b.store(out, b.u32(0), b.u32(7))});
+  for (const Schedule& s : kSchedules) EXPECT_EQ(run_races(p, {}, Grid{1, 1, 1}, s).status, RunStatus::Race) << s.to_string();
+}
+
+TEST(Interp_Races, SameValueWritesAcrossBarrierIntervalsAreTolerated) {  // the twin
+  // Invocation 0 writes 5, barrier, everyone writes 7: the 5 is ordered before every 7.
+  Builder b({2, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, 1);
+  ir::Program p = b.wrapped({b.if_(b.lid() == b.u32(0), {b.store(out, b.u32(0), b.u32(5))}), b.barrier(),
+                             b.store(out, b.u32(0), b.u32(7))});
+  for (const Schedule& s : kSchedules) {
+    const RunResult r = run_races(p, {}, Grid{1, 1, 1}, s);
+    ASSERT_EQ(r.status, RunStatus::Ok) << s.to_string() << explain(r);
+    EXPECT_EQ(output(r, "out"), (Words{7}));
+  }
 }
 
 }  // namespace
