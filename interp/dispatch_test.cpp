@@ -79,7 +79,7 @@ TEST(Interp_Dispatch, WorkgroupMemoryIsZeroedForEveryWorkgroup) {
       b.barrier(),
       b.store(after, b.gid(), b.load(sh, (b.lid() + b.u32(1)) % b.u32(4))),
   });
-  RunResult r = run_reference(p, {}, Grid{3, 1, 1});
+  RunResult r = run_reference(p, {}, Grid{3, 1, 1}, 1, memory_defined());  // reads the zero fill
   ASSERT_TRUE(r.ok()) << explain(r);
   EXPECT_EQ(output(r, "before"), fill(12, 0));
   EXPECT_EQ(output(r, "after"), (Words{1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));
@@ -89,7 +89,7 @@ TEST(Interp_Dispatch, GridIsInferredByTheReferenceRule) {
   Builder b({64, 1, 1});
   Buf out = b.output("out", 0, ScalarType::U32, 130);
   ir::Program p = b.wrapped({b.store(out, b.gid(), b.gid() + b.u32(1))});
-  RunResult r = run_reference(p, {});
+  RunResult r = run_reference(p, {}, std::nullopt, 1, memory_defined());  // the last workgroup's tail is out of bounds
   ASSERT_TRUE(r.ok()) << explain(r);
   EXPECT_EQ(r.grid, (Grid{3, 1, 1}));
   const Words w = output(r, "out");
@@ -146,7 +146,7 @@ TEST(Interp_Dispatch, FixpointRelaunchesOverPersistentStorageWithFreshWorkgroupM
       b.store(seen, b.gid(), b.load(seen, b.gid()) + b.load(sh, b.lid())),
   });
   const std::vector<Bytes> inputs = {to_bytes({0, 10})};
-  RunResult r = run_reference(p, inputs, Grid{1, 1, 1}, 3);
+  RunResult r = run_reference(p, inputs, Grid{1, 1, 1}, 3, memory_defined());  // reads the zero fill
   ASSERT_TRUE(r.ok()) << explain(r);
   EXPECT_EQ(output(r, "acc"), (Words{7, 87}));
   EXPECT_EQ(output(r, "seen"), (Words{3, 3}));  // sh is 1 in every launch; seen accumulates

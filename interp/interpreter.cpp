@@ -272,7 +272,9 @@ RunResult run_reference(const ir::Program& program, std::span<const Bytes> input
   }
 
   RunResult result = execute(*prepared, storage, dispatch, fixpoint, options);
-  if (result.status != RunStatus::Ok && result.status != RunStatus::Race) return result;
+  if (result.status != RunStatus::Ok && result.status != RunStatus::Race && result.status != RunStatus::OutOfBounds &&
+      result.status != RunStatus::Uninitialized)
+    return result;
   std::size_t s = 0;
   for (const ir::BufferDecl& d : decls) {
     if (d.access == ir::BufferAccess::Workgroup) continue;

@@ -1,5 +1,6 @@
 // Memory rules (docs/semantics.md §3.4): out-of-bounds loads read the typed zero, stores and atomics do nothing
-// (atomics return 0), all counted per buffer with the first location; negative i32 indices trap.
+// (atomics return 0), all counted per buffer with the first location; by default such an access makes
+// the status oob (R042), `oob warning` reports it, `oob defined` keeps quiet; negative i32 indices trap.
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,13 @@ using namespace testing;
 using ir::Builder;
 using ir::Buf;
 using ir::ScalarType;
+
+/// Out-of-bounds accesses as the defined behaviour, for the tests of that behaviour.
+RunOptions oob_defined() {
+  RunOptions o;
+  o.oob = ir::MemoryCheck::Defined;
+  return o;
+}
 
 TEST(Interp_Memory, OutOfBoundsLoadsReadTheTypedZero) {
   Builder b({1, 1, 1});
@@ -30,7 +38,7 @@ TEST(Interp_Memory, OutOfBoundsLoadsReadTheTypedZero) {
       b.store(out, b.u32(2), b.load(u, b.u32(0))),
   });
   const std::vector<Bytes> inputs = {to_bytes({42}), to_bytes({f32(2.0f)}), to_bytes({1})};
-  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1}, 1, oob_defined());
   ASSERT_TRUE(r.ok()) << explain(r);
   EXPECT_EQ(output(r, "out"), (Words{0, 9, 42}));
   EXPECT_EQ(output(r, "fo"), (Words{f32(0.5f)}));
@@ -47,8 +55,9 @@ TEST(Interp_Memory, OutOfBoundsStoresDoNothingAndAreCountedPerBuffer) {
   Buf out = b.output("out", 0, ScalarType::U32, 2);
   Buf other = b.output("other", 1, ScalarType::U32, 4);
   ir::Program p = b.wrapped({b.store(out, b.gid(), b.gid() + b.u32(1)), b.store(other, b.gid(), b.u32(3))});
-  const RunResult r = run_reference(p, {}, Grid{1, 1, 1});
+  const RunResult r = run_reference(p, {}, Grid{1, 1, 1}, 1, oob_defined());
   ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_TRUE(r.diagnostics.empty()) << explain(r);  // defined: no report
   EXPECT_EQ(output(r, "out"), (Words{1, 2}));
   ASSERT_EQ(r.oob.size(), 1u);  // only out; other is in bounds
   EXPECT_EQ(r.oob[0].buffer, "out");
@@ -60,13 +69,61 @@ TEST(Interp_Memory, OutOfBoundsStoresDoNothingAndAreCountedPerBuffer) {
   EXPECT_EQ(r.oob[0].first_site.what, "store to out");
 }
 
-TEST(Interp_Memory, InBoundsRunsReportNoOutOfBoundsAccess) {  // the silent twin
+TEST(Interp_Memory, InBoundsRunsReportNoOutOfBoundsAccess) {  // the silent twin of the two below
   Builder b({2, 1, 1});
   Buf out = b.output("out", 0, ScalarType::U32, 2);
   ir::Program p = b.wrapped({b.store(out, b.gid(), b.load(out, b.gid()) + b.u32(1))});
   const RunResult r = run_reference(p, {}, Grid{1, 1, 1});
   ASSERT_TRUE(r.ok()) << explain(r);
   EXPECT_TRUE(r.oob.empty());
+  EXPECT_TRUE(r.diagnostics.empty()) << explain(r);
+}
+
+TEST(Interp_Memory, OutOfBoundsAccessIsAnErrorByDefault) {
+  Builder b({4, 1, 1});
+  Buf c = b.output("c", 0, ScalarType::U32, 3);
+  ir::Program p = b.wrapped({b.store(c, b.gid(), b.gid())});
+  const RunResult r = run_reference(p, {}, Grid{1, 1, 1});
+  EXPECT_EQ(r.status, RunStatus::OutOfBounds) << explain(r);
+  EXPECT_EQ(r.verdict(), ir::Verdict::Invalid);
+  EXPECT_EQ(r.detail(), "oob");
+  EXPECT_EQ(output(r, "c"), (Words{0, 1, 2}));  // the run completed with the defined behaviour
+  ASSERT_EQ(r.diagnostics.size(), 1u) << explain(r);
+  const ir::Diagnostic& d = r.diagnostics.all()[0];
+  EXPECT_EQ(d.code, "R042");
+  EXPECT_EQ(d.severity, ir::Severity::Error);
+  EXPECT_NE(d.message.find("store of buffer 'c'[3] (it has 3 elements)"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("gid (3,0,0)"), std::string::npos) << d.message;
+}
+
+TEST(Interp_Memory, OutOfBoundsWarningKeepsTheVerdict) {
+  Builder b({1, 1, 1});
+  Buf a = b.read("a", 0, ScalarType::U32, 4);
+  Buf out = b.output("out", 1, ScalarType::U32, 1);
+  ir::Program p = b.wrapped({b.store(out, b.u32(0), b.load(a, b.u32(4)) + b.load(a, b.u32(9)))});
+  RunOptions o;
+  o.oob = ir::MemoryCheck::Warning;
+  const std::vector<Bytes> inputs = {to_bytes({1, 2, 3, 4})};
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1}, 1, o);
+  ASSERT_TRUE(r.ok()) << explain(r);
+  ASSERT_EQ(r.diagnostics.size(), 1u) << explain(r);
+  EXPECT_EQ(r.diagnostics.all()[0].severity, ir::Severity::Warning);
+  EXPECT_NE(r.diagnostics.all()[0].message.find("'a'[4]"), std::string::npos);
+  EXPECT_NE(r.diagnostics.all()[0].message.find("1 more out-of-bounds accesses"), std::string::npos);
+}
+
+TEST(Interp_Memory, CaseOobLineSelectsTheCheck) {
+  Builder b({2, 1, 1});
+  Buf c = b.output("c", 0, ScalarType::U32, 1);
+  ir::Case tc;
+  tc.program = b.wrapped({b.store(c, b.gid(), b.u32(7))});
+  tc.grid = Grid{1, 1, 1};
+  EXPECT_EQ(run_case(tc).status, RunStatus::OutOfBounds);
+  tc.oob = ir::MemoryCheck::Defined;
+  EXPECT_EQ(run_case(tc).status, RunStatus::Ok);
+  RunOptions strict;
+  strict.oob = ir::MemoryCheck::Error;  // an explicit option wins over the case's line
+  EXPECT_EQ(run_case(tc, strict).status, RunStatus::OutOfBounds);
 }
 
 TEST(Interp_Memory, OutOfBoundsAtomicsReturnZeroAndDoNothing) {
@@ -76,7 +133,7 @@ TEST(Interp_Memory, OutOfBoundsAtomicsReturnZeroAndDoNothing) {
   ir::Program p = b.wrapped({b.store(out, b.u32(0), b.atomic_add(ctr, b.u32(3), b.u32(5))),
                              b.store(out, b.u32(1), b.atomic_add(ctr, b.u32(0), b.u32(5)))});
   const std::vector<Bytes> inputs = {to_bytes({100})};
-  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+  const RunResult r = run_reference(p, inputs, Grid{1, 1, 1}, 1, oob_defined());
   ASSERT_TRUE(r.ok()) << explain(r);
   EXPECT_EQ(output(r, "out"), (Words{0, 100}));
   EXPECT_EQ(output(r, "ctr"), (Words{105}));

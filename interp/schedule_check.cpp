@@ -49,6 +49,7 @@ RunResult run_case_on_two_schedules(const ir::Case& c, const RunOptions& options
   RunOptions again = options;
   again.schedule = counterpart_of(options.schedule);
   again.detect_races = false;  // the first run already looked for races
+  again.observers.clear();     // the caller's observers watch the run whose result is returned
   const RunResult second = run_case(c, again);
   const std::string difference = first_difference(first, second, options.schedule, again.schedule);
   if (difference.empty()) return first;

@@ -51,6 +51,14 @@ inline std::string explain(const RunResult& r) {
   return std::string(name_of(r.status)) + "\n" + ir::render(r.diagnostics);
 }
 
+/// Options under which out-of-bounds accesses and uninitialised workgroup reads are the defined
+/// behaviour of docs/semantics.md §3.4, for the tests of that behaviour itself.
+inline RunOptions memory_defined(RunOptions o = {}) {
+  o.oob = ir::MemoryCheck::Defined;
+  o.uninit = ir::MemoryCheck::Defined;
+  return o;
+}
+
 inline std::uint32_t f32(float v) { return std::bit_cast<std::uint32_t>(v); }
 
 }  // namespace gridcheck::interp::testing
