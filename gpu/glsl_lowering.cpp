@@ -27,6 +27,20 @@ constexpr std::string_view kBarrier =
     "controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, "
     "gl_SemanticsAcquireRelease);";
 
+/// A workgroup barrier that orders only the memory `memory` names (docs/semantics.md §2.7).
+std::string_view barrier_for(ir::BarrierMemory memory) {
+  switch (memory) {
+    case ir::BarrierMemory::All: return kBarrier;
+    case ir::BarrierMemory::Workgroup:
+      return "controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared, "
+             "gl_SemanticsAcquireRelease);";
+    case ir::BarrierMemory::Storage:
+      return "controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, "
+             "gl_SemanticsAcquireRelease);";
+  }
+  GC_ICE("a barrier memory outside BarrierMemory reached the GLSL lowering");
+}
+
 /// `name` reduced to [A-Za-z0-9_] with no doubled, leading or trailing underscore (GLSL reserves "__").
 std::string sanitize(std::string_view name) {
   std::string out;
@@ -100,6 +114,8 @@ class Lowerer {
           if (s.is_fence())
             error(Code::ContainsFence, p_.loc(id),
                   "the launch contains a grid_sync fence; a single launch needs a fence-free program (split it first)");
+          else if (s.literal >= ir::kBarrierMemoryCount)
+            error(Code::Unlowerable, p_.loc(id), fmt::format("barrier memory {} is unknown (G008)", s.literal));
           break;
         case StmtKind::AllReduce:
         case StmtKind::Broadcast:
@@ -602,7 +618,7 @@ class Lowerer {
         emit_list(s.body);
         close_block();
         break;
-      case StmtKind::Barrier: line(kBarrier); break;
+      case StmtKind::Barrier: line(barrier_for(s.barrier_memory())); break;
       case StmtKind::Return: line(live_flag_ ? "gc_live = false;" : "return;"); break;
       case StmtKind::Trap: {
         if (s.exprs[0] != ir::kNoExpr) (void)operand(s.exprs[0]);

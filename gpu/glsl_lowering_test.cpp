@@ -187,6 +187,40 @@ TEST(Gpu_Lowering, UniformIsAReadonlyStd430StorageBufferAndF32GoesThroughExactHe
   EXPECT_TRUE(s.needs_float64);
 }
 
+TEST(Gpu_Lowering, ABarrierOrdersOnlyTheMemoryOfItsScope) {
+  Builder b({4, 1, 1});
+  auto tile = b.workgroup("tile", 4, ScalarType::U32);
+  auto out = b.output("out", 0, ScalarType::U32, 4);
+  Program p = b.wrapped({
+      b.store(tile, b.lid(), b.lid()),
+      b.barrier(MemoryOrdering::SeqCst, BarrierMemory::Workgroup),
+      b.store(out, b.lid(), b.load(tile, b.u32(3) - b.lid())),
+      b.barrier(MemoryOrdering::AcqRel, BarrierMemory::Storage),
+      b.barrier(MemoryOrdering::SeqCst, BarrierMemory::All),
+  });
+  const LoweredShader s = lowered(p);
+  const std::string workgroup =
+      "    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);\n";
+  const std::string storage =
+      "    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);\n";
+  const std::string all =
+      "    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, "
+      "gl_SemanticsAcquireRelease);\n";
+  const std::size_t at_workgroup = s.glsl.find(workgroup);
+  const std::size_t at_storage = s.glsl.find(storage);
+  const std::size_t at_all = s.glsl.find(all);
+  ASSERT_NE(at_workgroup, std::string::npos) << s.glsl;
+  ASSERT_NE(at_storage, std::string::npos) << s.glsl;
+  ASSERT_NE(at_all, std::string::npos) << s.glsl;
+  EXPECT_LT(at_workgroup, at_storage);
+  EXPECT_LT(at_storage, at_all);
+  // Each form once (the zeroing barrier of the shared array is at the outer indent, full scope).
+  EXPECT_EQ(s.glsl.find(workgroup, at_workgroup + 1), std::string::npos);
+  EXPECT_EQ(s.glsl.find(storage, at_storage + 1), std::string::npos);
+  EXPECT_EQ(s.glsl.find(all, at_all + 1), std::string::npos);
+  EXPECT_NE(s.glsl.find("#extension GL_KHR_memory_scope_semantics : require\n"), std::string::npos);
+}
+
 TEST(Gpu_Lowering, WithoutBarriersAReturnEndsTheInvocationDirectly) {
   Builder b({4, 1, 1});
   auto out = b.output("out", 0, ScalarType::U32, 4);

@@ -26,6 +26,17 @@ constexpr const char* kAssignLoopVariable = "R005";
 constexpr const char* kRelaxedBarrier = "R006";
 constexpr const char* kUnknownName = "R007";
 
+/// The Instr::sub of a barrier that orders `memory` (compiled_program.hpp). A value outside
+/// BarrierMemory is malformed IR (the validator's G008) and orders all memory, as before scopes existed.
+std::uint8_t memory_mask(ir::BarrierMemory memory) {
+  switch (memory) {
+    case ir::BarrierMemory::All: return kOrdersAllMemory;
+    case ir::BarrierMemory::Workgroup: return kOrdersWorkgroupMemory;
+    case ir::BarrierMemory::Storage: return kOrdersStorageMemory;
+  }
+  return kOrdersAllMemory;
+}
+
 std::string_view stmt_word(StmtKind kind) {
   switch (kind) {
     case StmtKind::AllReduce: return "all_reduce";
@@ -269,7 +280,9 @@ class Compiler {
         }
         const bool fence = ordering == ir::MemoryOrdering::GridSync;
         set_origin_stmt(id, path, fence ? "grid_sync" : fmt::format("barrier {}", ir::name_of(ordering)));
-        barrier_pcs_.push_back(emit({fence ? Op::Fence : Op::Barrier}));
+        Instr barrier{fence ? Op::Fence : Op::Barrier};
+        if (!fence) barrier.sub = memory_mask(s.barrier_memory());
+        barrier_pcs_.push_back(emit(barrier));
         (fence ? out_.has_fence : out_.has_barrier) = true;
         break;
       }

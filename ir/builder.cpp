@@ -204,8 +204,9 @@ S Builder::region(std::string_view generator, const std::vector<S>& body) {
   s.body = list(body);
   return make(s);
 }
-S Builder::barrier(MemoryOrdering ordering) {
+S Builder::barrier(MemoryOrdering ordering, BarrierMemory memory) {
   Stmt s{StmtKind::Barrier, static_cast<std::uint8_t>(ordering)};
+  s.literal = static_cast<std::uint32_t>(memory);
   return make(s);
 }
 S Builder::ret() { return make(Stmt{StmtKind::Return}); }

@@ -111,7 +111,7 @@ class Builder {
   S block(const std::vector<S>& body);
   S region(std::string_view generator, Body body);
   S region(std::string_view generator, const std::vector<S>& body);
-  S barrier(MemoryOrdering ordering = MemoryOrdering::SeqCst);
+  S barrier(MemoryOrdering ordering = MemoryOrdering::SeqCst, BarrierMemory memory = BarrierMemory::All);
   S grid_sync() { return barrier(MemoryOrdering::GridSync); }
   S ret();
   S all_reduce(Buf buffer, CollectiveOp op, std::uint32_t group = 0);

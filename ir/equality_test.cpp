@@ -23,6 +23,18 @@ TEST(IR_Equality, DifferentLiteralIsNotEqual) {
   EXPECT_NE(content_hash(accumulator(0xBB)), content_hash(accumulator(0xBC)));
 }
 
+TEST(IR_Equality, BarrierMemoryScopeMatters) {
+  const auto with = [](BarrierMemory memory) {
+    Builder b({4, 1, 1});
+    Buf out = b.output("out", 0, ScalarType::U32, 4);
+    return b.wrapped({b.store(out, b.lid(), b.u32(1)), b.barrier(MemoryOrdering::SeqCst, memory)});
+  };
+  EXPECT_TRUE(structurally_equal(with(BarrierMemory::Storage), with(BarrierMemory::Storage)));
+  EXPECT_FALSE(structurally_equal(with(BarrierMemory::All), with(BarrierMemory::Workgroup)));
+  EXPECT_FALSE(structurally_equal(with(BarrierMemory::Workgroup), with(BarrierMemory::Storage)));
+  EXPECT_NE(content_hash(with(BarrierMemory::All)), content_hash(with(BarrierMemory::Storage)));
+}
+
 TEST(IR_Equality, ArenaLayoutAndGarbageDoNotMatter) {
   Builder b;
   b.u32(12345);                  // garbage expression first, shifting every expression id

@@ -95,7 +95,7 @@ enum class StmtKind : std::uint8_t {
   Loop,              ///< names[0] = loop variable; exprs[0] = from, exprs[1] = to (half-open); body
   Block,             ///< body (scoped)
   Region,            ///< names[0] = generator; names[1] = source_region or kNoName; body (scoped)
-  Barrier,           ///< op = MemoryOrdering (GridSync is a fence)
+  Barrier,           ///< op = MemoryOrdering (GridSync is a fence); literal = BarrierMemory
   Return,            ///< ends the invocation
   AllReduce,         ///< names[0] = buffer; op = CollectiveOp; literal = group
   Broadcast,         ///< names[0] = buffer; literal = root; literal2 = group
@@ -122,6 +122,11 @@ struct Stmt {
 
   MemoryOrdering ordering() const { GC_ASSERT(kind == StmtKind::Barrier); return static_cast<MemoryOrdering>(op); }
   bool is_fence() const { return kind == StmtKind::Barrier && ordering() == MemoryOrdering::GridSync; }
+  /// The memory the barrier orders; the validator rejects a literal outside BarrierMemory (G008).
+  BarrierMemory barrier_memory() const {
+    GC_ASSERT(kind == StmtKind::Barrier);
+    return static_cast<BarrierMemory>(literal);
+  }
   CollectiveOp collective_op() const {
     GC_ASSERT(kind == StmtKind::AllReduce || kind == StmtKind::ReduceScatter);
     return static_cast<CollectiveOp>(op);

@@ -12,6 +12,7 @@ constexpr std::array<std::string_view, kMemoryKindCount> kKindNames = {
     "global", "shared", "uniform", "local", "readonly", "persistent", "push"};
 constexpr std::array<std::string_view, kMemoryOrderingCount> kOrderingNames = {
     "relaxed", "acquire", "release", "acq_rel", "seq_cst", "grid_sync"};
+constexpr std::array<std::string_view, kBarrierMemoryCount> kBarrierMemoryNames = {"all", "workgroup", "storage"};
 
 template <typename Enum, std::size_t N>
 std::optional<Enum> lookup(const std::array<std::string_view, N>& names, std::string_view name) {
@@ -26,6 +27,7 @@ std::string_view name_of(ScalarType type) { return kScalarNames[static_cast<int>
 std::string_view name_of(BufferAccess access) { return kAccessNames[static_cast<int>(access)]; }
 std::string_view name_of(MemoryKind kind) { return kKindNames[static_cast<int>(kind)]; }
 std::string_view name_of(MemoryOrdering ordering) { return kOrderingNames[static_cast<int>(ordering)]; }
+std::string_view name_of(BarrierMemory memory) { return kBarrierMemoryNames[static_cast<int>(memory)]; }
 
 std::optional<ScalarType> scalar_type_from_name(std::string_view name) {
   return lookup<ScalarType>(kScalarNames, name);
@@ -38,6 +40,9 @@ std::optional<MemoryKind> memory_kind_from_name(std::string_view name) {
 }
 std::optional<MemoryOrdering> memory_ordering_from_name(std::string_view name) {
   return lookup<MemoryOrdering>(kOrderingNames, name);
+}
+std::optional<BarrierMemory> barrier_memory_from_name(std::string_view name) {
+  return lookup<BarrierMemory>(kBarrierMemoryNames, name);
 }
 
 MemoryKind derived_kind(BufferAccess access) {

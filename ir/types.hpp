@@ -21,15 +21,23 @@ inline constexpr int kMemoryKindCount = 7;
 enum class MemoryOrdering : std::uint8_t { Relaxed, Acquire, Release, AcqRel, SeqCst, GridSync };
 inline constexpr int kMemoryOrderingCount = 6;
 
+/// The memory a barrier orders (docs/semantics.md §2.7): All (the default, 0) orders storage and
+/// workgroup memory, Workgroup only workgroup buffers, Storage only storage buffers. A grid_sync
+/// always orders all memory (G014).
+enum class BarrierMemory : std::uint8_t { All = 0, Workgroup = 1, Storage = 2 };
+inline constexpr int kBarrierMemoryCount = 3;
+
 std::string_view name_of(ScalarType type);
 std::string_view name_of(BufferAccess access);
 std::string_view name_of(MemoryKind kind);
 std::string_view name_of(MemoryOrdering ordering);
+std::string_view name_of(BarrierMemory memory);
 
 std::optional<ScalarType> scalar_type_from_name(std::string_view name);
 std::optional<BufferAccess> buffer_access_from_name(std::string_view name);
 std::optional<MemoryKind> memory_kind_from_name(std::string_view name);
 std::optional<MemoryOrdering> memory_ordering_from_name(std::string_view name);
+std::optional<BarrierMemory> barrier_memory_from_name(std::string_view name);
 
 /// The kind vyre's constructors derive from an access: RO→Readonly, Uniform→Uniform,
 /// Workgroup→Shared, anything else→Global.

@@ -22,7 +22,7 @@ Expressions
 Statements
     ('let', name, e) ('assign', name, e) ('store', buf, index, value)
     ('if', cond, then_list, else_list) ('loop', var, from, to, body) ('block', body)
-    ('region', generator, source_or_None, body) ('barrier', ordering) ('return',)
+    ('region', generator, source_or_None, body) ('barrier', ordering[, memory]) ('return',)
     ('all_reduce', buf, op, group) ('broadcast', buf, root, group)
     ('all_gather', input, output, group) ('reduce_scatter', input, output, op, group)
     ('async_load' | 'async_store', source, destination, offset, size, tag) ('async_wait', tag)
@@ -67,6 +67,7 @@ ATOMIC_OPS = {"atomic_add": False, "atomic_or": False, "atomic_and": False, "ato
               "atomic_compare_exchange": True}
 COLLECTIVE_OPS = ("sum", "min", "max", "bit_and", "bit_or", "bit_xor")
 ORDERINGS = ("relaxed", "acquire", "release", "acq_rel", "seq_cst", "grid_sync")
+BARRIER_MEMORIES = ("all", "workgroup", "storage")
 SCALAR_TYPES = ("u32", "i32", "f32", "bool")
 ACCESSES = ("read", "read_write", "write_only", "uniform", "workgroup")
 KINDS = ("global", "shared", "uniform", "local", "readonly", "persistent", "push")
@@ -558,13 +559,24 @@ class _Parser:
         if w == "return":
             return ("return",)
         if w == "barrier":
+            ordering = "seq_cst"
             p = self.peek()
-            if p[0] in ("nl", "end") or (p[0] == "p" and p[1] in (";", "}")):
-                return ("barrier", "seq_cst")
-            if p[0] != "id" or p[1] not in ORDERINGS:
-                self.err("unknown memory ordering")
-            self.next()
-            return ("barrier", p[1])
+            ends = p[0] in ("nl", "end") or (p[0] == "p" and p[1] in (";", "}"))
+            if not ends and not (p[0] == "id" and p[1] == "memory"):
+                if p[0] != "id" or p[1] not in ORDERINGS:
+                    self.err("unknown memory ordering")
+                self.next()
+                ordering = p[1]
+            memory = "all"
+            p = self.peek()
+            if p[0] == "id" and p[1] == "memory":
+                self.next()
+                p = self.peek()
+                if p[0] != "id" or p[1] not in BARRIER_MEMORIES:
+                    self.err("unknown barrier memory")
+                self.next()
+                memory = p[1]
+            return ("barrier", ordering, memory)
         if w == "all_reduce":
             buf = self.expect_name("a buffer name")
             op = self.collective()
@@ -925,7 +937,13 @@ def _print_stmt(s, depth, out):
         _print_block(s[3], depth, out)
     elif k == "barrier":
         o = s[1]
-        out.append("grid_sync" if o == "grid_sync" else "barrier" if o == "seq_cst" else "barrier " + o)
+        memory = s[2] if len(s) > 2 else "all"
+        if o == "grid_sync" and memory == "all":
+            out.append("grid_sync")
+        else:
+            out.append("barrier" if o == "seq_cst" else "barrier " + o)
+        if memory != "all":
+            out.append(" memory " + memory)
     elif k == "return":
         out.append("return")
     elif k == "all_reduce":

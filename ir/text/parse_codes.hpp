@@ -58,6 +58,7 @@ inline constexpr std::string_view kExpectForWorkgroupBuffer = "P049";
 inline constexpr std::string_view kSeriesOfBool = "P050";
 inline constexpr std::string_view kLaunchesForNonSplitOracle = "P051";
 inline constexpr std::string_view kUnknownMemoryCheck = "P056";
+inline constexpr std::string_view kUnknownBarrierMemory = "P057";
 
 inline constexpr std::array kAll = {
     kUnexpectedCharacter, kUnterminatedString, kBadEscape, kMalformedNumber, kIdentifierTooLong,
@@ -69,7 +70,7 @@ inline constexpr std::array kAll = {
     kGridOutOfRange, kFixpointOutOfRange, kCountOutOfRange, kBadByteRange, kUnknownBuffer,
     kDuplicateInput, kInputForWorkgroupBuffer, kValueCountMismatch, kRuntimeSizedNeedsCount,
     kCountMismatch, kUnknownOracle, kUnknownVerdict, kDuplicateExpectation, kExpectForWorkgroupBuffer,
-    kSeriesOfBool, kLaunchesForNonSplitOracle, kUnknownMemoryCheck,
+    kSeriesOfBool, kLaunchesForNonSplitOracle, kUnknownMemoryCheck, kUnknownBarrierMemory,
 };
 
 }  // namespace gridcheck::ir::parse_code

@@ -105,6 +105,8 @@ class Parser {
   std::optional<StmtId> parse_loop(const Token& kw, std::uint32_t depth);
   std::optional<StmtId> parse_region(const Token& kw, std::uint32_t depth);
   std::optional<StmtId> parse_barrier(const Token& kw);
+  /// The optional `memory all|workgroup|storage` of a barrier (All when absent).
+  std::optional<BarrierMemory> parse_barrier_memory();
   std::optional<StmtId> parse_let(const Token& kw);
   std::optional<StmtId> parse_assign(const Token& name);
   std::optional<StmtId> parse_store(const Token& name);

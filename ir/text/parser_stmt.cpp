@@ -225,9 +225,9 @@ std::optional<StmtId> Parser::parse_region(const Token& kw, std::uint32_t depth)
 std::optional<StmtId> Parser::parse_barrier(const Token& kw) {
   MemoryOrdering ordering = MemoryOrdering::SeqCst;
   const Token t = peek();
-  if (!t.ends_statement()) {
+  if (!t.ends_statement() && !t.is_keyword("memory")) {
     if (t.kind != TokenKind::Identifier) {
-      unexpected(t, "a memory ordering or the end of the statement");
+      unexpected(t, "a memory ordering, `memory` or the end of the statement");
       return std::nullopt;
     }
     next();
@@ -239,7 +239,28 @@ std::optional<StmtId> Parser::parse_barrier(const Token& kw) {
     }
     ordering = *o;
   }
-  return add_stmt(Stmt{StmtKind::Barrier, static_cast<std::uint8_t>(ordering)}, kw.loc);
+  const std::optional<BarrierMemory> memory = parse_barrier_memory();
+  if (!memory) return std::nullopt;
+  Stmt s{StmtKind::Barrier, static_cast<std::uint8_t>(ordering)};
+  s.literal = static_cast<std::uint32_t>(*memory);
+  return add_stmt(s, kw.loc);
+}
+
+std::optional<BarrierMemory> Parser::parse_barrier_memory() {
+  if (!peek().is_keyword("memory")) return BarrierMemory::All;
+  next();
+  const Token t = peek();
+  if (t.kind != TokenKind::Identifier) {
+    unexpected(t, "the memory the barrier orders (all, workgroup or storage)");
+    return std::nullopt;
+  }
+  next();
+  const std::optional<BarrierMemory> memory = barrier_memory_from_name(t.text);
+  if (!memory) {
+    error(parse_code::kUnknownBarrierMemory, t.loc, "unknown barrier memory; use all, workgroup or storage");
+    return std::nullopt;
+  }
+  return memory;
 }
 
 }  // namespace gridcheck::ir::text

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "ir/equality.hpp"
 #include "ir/text/printer.hpp"
 
@@ -336,6 +338,31 @@ barrier seq_cst; barrier relaxed; barrier grid_sync; grid_sync; return)gc"),
   grid_sync
   return
 )gc");
+}
+
+TEST(IR_TextParser, BarrierMemoryScopesParseAndPrintOnlyWhenNotAll) {
+  const Case c = parse_ok("case a\nkernel {\n barrier memory workgroup\n barrier acquire memory storage\n"
+                          " barrier release memory all\n barrier grid_sync memory workgroup\n}\n");
+  const std::span<const StmtId> body = c.program.list(c.program.stmt(c.program.entry_stmts()[0]).body);
+  ASSERT_EQ(body.size(), 4u);
+  const std::array<std::pair<MemoryOrdering, BarrierMemory>, 4> want = {{
+      {MemoryOrdering::SeqCst, BarrierMemory::Workgroup},
+      {MemoryOrdering::Acquire, BarrierMemory::Storage},
+      {MemoryOrdering::Release, BarrierMemory::All},
+      {MemoryOrdering::GridSync, BarrierMemory::Workgroup},
+  }};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const Stmt& s = c.program.stmt(body[i]);
+    ASSERT_EQ(s.kind, StmtKind::Barrier) << i;
+    EXPECT_EQ(s.ordering(), want[i].first) << i;
+    EXPECT_EQ(s.barrier_memory(), want[i].second) << i;
+  }
+  // `memory all` is the default and is not printed; a grid_sync with a scope keeps the long form so
+  // that the validator can reject it (G014).
+  EXPECT_EQ(kernel_of("barrier memory all; barrier seq_cst memory workgroup; barrier acq_rel memory storage\n"
+                      "barrier grid_sync memory storage; barrier grid_sync memory all"),
+            "  barrier\n  barrier memory workgroup\n  barrier acq_rel memory storage\n"
+            "  barrier grid_sync memory storage\n  grid_sync\n");
 }
 
 TEST(IR_TextParser, KeywordsAreContextualSoTheyCanNameLocalsAndBuffers) {

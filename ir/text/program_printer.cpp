@@ -173,14 +173,17 @@ void ProgramPrinter::stmt(StmtId id) {
       if (s.names[1] != kNoName) write(fmt::format("from {} ", spelling::quoted_string(p_.name(s.names[1]))));
       block(s.body);
       return;
-    case StmtKind::Barrier:
-      if (s.ordering() == MemoryOrdering::GridSync)
+    case StmtKind::Barrier: {
+      const bool all_memory = s.barrier_memory() == BarrierMemory::All;
+      if (s.ordering() == MemoryOrdering::GridSync && all_memory)
         write("grid_sync");
       else if (s.ordering() == MemoryOrdering::SeqCst)
         write("barrier");
       else
         write(fmt::format("barrier {}", name_of(s.ordering())));
+      if (!all_memory) write(fmt::format(" memory {}", name_of(s.barrier_memory())));
       return;
+    }
     case StmtKind::Return: write("return"); return;
     case StmtKind::AllReduce:
       write(fmt::format("all_reduce {} {}", name(s.names[0]), info(s.collective_op()).mnemonic));

@@ -172,7 +172,10 @@ class RandomCaseGenerator {
       case 2: return b.assign(pick(kNames), expr(b, e));
       case 3:
       case 4: return b.store(any_buffer(b), expr(b, e), expr(b, e));
-      case 5: return b.barrier(static_cast<MemoryOrdering>(choose_(0, kMemoryOrderingCount - 1)));
+      case 5: {
+        const auto ordering = static_cast<MemoryOrdering>(choose_(0, kMemoryOrderingCount - 1));
+        return b.barrier(ordering, static_cast<BarrierMemory>(choose_(0, kBarrierMemoryCount - 1)));
+      }
       case 6: return b.grid_sync();
       case 7: return b.ret();
       case 8: return b.all_reduce(any_buffer(b), static_cast<CollectiveOp>(choose_(0, kCollectiveOpCount - 1)), group());

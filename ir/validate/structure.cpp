@@ -238,6 +238,8 @@ class StructureChecker {
       case StmtKind::Barrier:
         if (s.op >= kMemoryOrderingCount)
           sink_.at(kErr, "G008", id, fmt::format("barrier ordering {} is unknown", static_cast<int>(s.op)));
+        if (s.literal >= kBarrierMemoryCount)
+          sink_.at(kErr, "G008", id, fmt::format("barrier memory {} is unknown", s.literal));
         break;
       case StmtKind::Return: break;
       case StmtKind::AllReduce:

@@ -200,16 +200,19 @@ TEST(Validate_Structure, OutOfRangeIdsAndEnumsAreG008) {
   Program p = b.wrapped({b.barrier()});
   Stmt bad_barrier{StmtKind::Barrier};
   bad_barrier.op = 17;
+  Stmt bad_memory{StmtKind::Barrier};
+  bad_memory.op = static_cast<std::uint8_t>(MemoryOrdering::SeqCst);
+  bad_memory.literal = kBarrierMemoryCount;
   Stmt bad_let{StmtKind::Let};
   bad_let.names[0] = p.intern("x");
   bad_let.exprs[0] = ExprId{12345};
-  const StmtId body[] = {p.add_stmt(bad_barrier), p.add_stmt(bad_let), StmtId{999}};
+  const StmtId body[] = {p.add_stmt(bad_barrier), p.add_stmt(bad_memory), p.add_stmt(bad_let), StmtId{999}};
   Stmt region{StmtKind::Region};
   region.names[0] = p.intern("root");
   region.body = p.add_list(body);
   const StmtId entry[] = {p.add_stmt(region)};
   p.set_entry(entry);
-  EXPECT_TRUE(reports(p, {"G008", "G008", "G008"}));
+  EXPECT_TRUE(reports(p, {"G008", "G008", "G008", "G008"}));
 }
 
 }  // namespace

@@ -320,11 +320,11 @@ const std::vector<TextCase>& cases() {
        "  }\n"
        "}\n",
        {{"V010", 5, 5}}},
-      {"V010_FenceInLoopWithLoadedBound",
+      {"V010_FenceInLoopWithABoundLoadedPerInvocation",
        "workgroup_size 8 1 1\n"
-       "buffer n: u32[1] read binding 0\n"
+       "buffer n: u32[8] read binding 0\n"
        "kernel {\n"
-       "  let count = n[0]\n"
+       "  let count = n[lid.x]\n"
        "  loop i in 0..count {\n"
        "    grid_sync\n"
        "  }\n"

@@ -1,16 +1,19 @@
 // Phase 2, part 2: barriers and control-flow uniformity.
 //
 // Two analyses run side by side over one walk:
-//  * vyre's (V010, V055), reproduced exactly: a value is workgroup-uniform when it is built from
-//    literals, buf_len, the workgroup id (and our workgroup count and size) and uniform locals; a
-//    `let` takes its value's uniformity, an `assign` can only clear it (`u = u && uniform(value)`),
-//    a loop variable is uniform when the bounds are and the loop itself is not in divergent flow.
+//  * vyre's (V010, V055): a value is workgroup-uniform when it is built from literals, buf_len, the
+//    workgroup id (and our workgroup count and size) and uniform locals; a `let` takes its value's
+//    uniformity, an `assign` can only clear it (`u = u && uniform(value)`), a loop variable is
+//    uniform when the bounds are and the loop itself is not in divergent flow. One departure from
+//    vyre: a load from a launch-invariant buffer (invariant_buffers.hpp) at a uniform index is
+//    uniform, as a kernel argument is in OpenCL; vyre treats every load as divergent.
 //    The walk is a single pre-order pass, as vyre's; V055's exit proof is in exit_analysis.cpp.
 //  * ours, a three-level lattice (grid-uniform < varies per workgroup < varies per invocation) that is
 //    sound where vyre's is not: an assignment under divergent control flow makes the local divergent,
 //    and loop-carried assignments are iterated to a fixpoint. It gives G003 (a barrier that V010
 //    misses), G002 (a grid_sync whose control depends on the workgroup id, docs/vyre-0.7.2.md#g6) and G001 (a
-//    grid_sync nested under grid-uniform control flow, valid but not hoisted by the split, G5).
+//    grid_sync nested under grid-uniform control flow, valid but not hoisted by the split, G5). A load
+//    from a launch-invariant buffer has its index's level.
 //    By construction it is never less strict than vyre's, so V010 always wins when both fire.
 
 #include <fmt/format.h>
@@ -20,6 +23,7 @@
 
 #include "ir/validate/exit_analysis.hpp"
 #include "ir/validate/internal.hpp"
+#include "ir/validate/invariant_buffers.hpp"
 #include "ir/validate/scope_stack.hpp"
 #include "ir/walk.hpp"
 
@@ -32,7 +36,7 @@ enum Level : std::uint8_t { kGridUniform = 0, kPerWorkgroup = 1, kPerInvocation 
 class UniformityChecker {
  public:
   UniformityChecker(const Program& p, Sink& sink)
-      : p_(p), sink_(sink), scope_(p.name_count()), contents_(p.stmt_count(), 0), exits_(p) {}
+      : p_(p), sink_(sink), scope_(p.name_count()), contents_(p.stmt_count(), 0), exits_(p), invariant_(p) {}
 
   void run() { walk_list(p_.entry(), Ctx{}, true, std::nullopt); }
 
@@ -74,9 +78,11 @@ class UniformityChecker {
       case ExprKind::NumWorkgroups:
       case ExprKind::WorkgroupSize: return {kGridUniform, std::nullopt};
       case ExprKind::WorkgroupId: return {kPerWorkgroup, std::nullopt};
+      case ExprKind::Load:
+        if (invariant_.contains(e.buffer())) return level(e.operands[0]);
+        return {kPerInvocation, std::nullopt};
       case ExprKind::InvocationId:
       case ExprKind::LocalId:
-      case ExprKind::Load:
       case ExprKind::Atomic: return {kPerInvocation, std::nullopt};
       case ExprKind::Var: {
         const Binding* b = lookup(e.var());
@@ -115,9 +121,9 @@ class UniformityChecker {
         const Binding* b = lookup(e.var());
         return b != nullptr && b->vyre_uniform;
       }
+      case ExprKind::Load: return invariant_.contains(e.buffer()) && vyre_uniform(e.operands[0]);
       case ExprKind::InvocationId:
       case ExprKind::LocalId:
-      case ExprKind::Load:
       case ExprKind::Atomic: return false;
       case ExprKind::Binary:
       case ExprKind::Unary:
@@ -236,6 +242,10 @@ class UniformityChecker {
       sink_.at(kErr, "V043", id,
                "barrier with relaxed ordering synchronizes nothing; use acquire, release, acq_rel or seq_cst");
     const std::string what = ordering == MemoryOrdering::GridSync ? "grid_sync" : "barrier";
+    if (ordering == MemoryOrdering::GridSync && s.barrier_memory() != BarrierMemory::All)
+      sink_.at(kErr, "G014", id,
+               fmt::format("grid_sync with memory {}: a grid_sync orders all memory; drop the memory scope",
+                           name_of(s.barrier_memory())));
     if (ctx.vyre_divergent) {
       sink_.at(kErr, "V010", id,
                fmt::format("{} may be reached by only part of a workgroup: it is under control flow that is not "
@@ -344,6 +354,7 @@ class UniformityChecker {
   std::vector<std::size_t> cleared_vyre_;
   std::vector<std::uint8_t> contents_;  ///< by statement: kKnown | kHasBarrier | kHasReturn
   ExitAnalysis exits_;
+  InvariantBuffers invariant_;
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Barrier and uniformity rules: V010, V043, V055 (vyre's analysis) and G001-G003 (ours), each with a
+// Barrier and uniformity rules: V010, V043, V055 (vyre's analysis) and G001-G003, G014 (ours), each with a
 // silent twin. Builder-made IR.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -18,11 +18,62 @@ TEST(Validate_Barriers, BarrierUnderInvocationDependentIfIsV010) {
   EXPECT_TRUE(reports(b.wrapped({b.if_(b.gid() == b.u32(0), {}, {b.block({b.barrier()})})}), {"V010"}));
 }
 
-TEST(Validate_Barriers, EveryLoadIsDivergentForV010) {
+TEST(Validate_Barriers, AnInvariantBufferLoadAtAUniformIndexIsUniform) {
+  // A read or uniform buffer that no statement writes holds the same words for every invocation,
+  // like an OpenCL kernel argument: a barrier under a condition or bound loaded from it is fine.
   Builder b({64, 1, 1});
-  Buf flag = b.read("flag", 0, ScalarType::U32, 1);
-  EXPECT_TRUE(reports(b.wrapped({b.if_(b.load(flag, b.u32(0)) == b.u32(1), {b.barrier()})}), {"V010"}));
-  EXPECT_TRUE(reports(b.wrapped({b.loop("i", b.u32(0), b.load(flag, b.u32(0)), {b.barrier()})}), {"V010"}));
+  Buf params = b.uniform("params", 0, ScalarType::U32, 4);
+  Buf table = b.read("table", 1, ScalarType::U32, 64);
+  EXPECT_TRUE(silent(b.wrapped({b.if_(b.load(params, b.u32(0)) > b.u32(0), {b.barrier()})})));
+  EXPECT_TRUE(silent(b.wrapped({b.loop("i", b.u32(0), b.load(table, b.u32(3)), {b.barrier()})})));
+  // Indices built from workgroup-uniform values: the workgroup id, sizes, uniform locals, other
+  // invariant loads.
+  EXPECT_TRUE(silent(b.wrapped({b.let("k", b.load(params, b.u32(1)) + b.wgid()),
+                                b.if_(b.load(table, b.var("k") % b.workgroup_size()) == b.u32(1), {b.barrier()})})));
+}
+
+TEST(Validate_Barriers, AnInvariantBufferLoadAtAnInvocationIndexIsV010) {
+  Builder b({64, 1, 1});
+  Buf params = b.uniform("params", 0, ScalarType::U32, 64);
+  EXPECT_TRUE(reports(b.wrapped({b.if_(b.load(params, b.lid()) > b.u32(0), {b.barrier()})}), {"V010"}));
+  EXPECT_TRUE(reports(b.wrapped({b.let("x", b.load(params, b.u32(0)) + b.gid()),
+                                 b.loop("i", b.u32(0), b.load(params, b.var("x")), {b.barrier()})}),
+                      {"V010"}));
+}
+
+TEST(Validate_Barriers, ALoadFromAWrittenBufferIsV010) {
+  {
+    // read_write: the program may write it, whether or not it does.
+    Builder b({64, 1, 1});
+    Buf flag = b.read_write("flag", 0, ScalarType::U32, 1);
+    EXPECT_TRUE(reports(b.wrapped({b.if_(b.load(flag, b.u32(0)) == b.u32(1), {b.barrier()})}), {"V010"}));
+  }
+  {
+    // A uniform buffer that a store writes (V063) no longer holds one value for the launch.
+    Builder b({64, 1, 1});
+    Buf params = b.uniform("params", 0, ScalarType::U32, 1);
+    EXPECT_TRUE(reports(b.wrapped({b.store(params, b.u32(0), b.lid()),
+                                   b.if_(b.load(params, b.u32(0)) > b.u32(0), {b.barrier()})}),
+                        {"V063", "V010"}));
+  }
+  {
+    // The same through an atomic on a read buffer (V009), anywhere in the program, even after the barrier.
+    Builder b({64, 1, 1});
+    Buf table = b.read("table", 0, ScalarType::U32, 1);
+    Buf out = b.output("out", 1, ScalarType::U32, 64);
+    EXPECT_TRUE(reports(b.wrapped({b.loop("i", b.u32(0), b.load(table, b.u32(0)), {b.barrier()}),
+                                   b.store(out, b.lid(), b.atomic(AtomicOp::Add, table, b.u32(0), b.u32(1)))}),
+                        {"V009", "V010"}));
+  }
+}
+
+TEST(Validate_Barriers, AnInvariantLoadUnderDivergentFlowStaysDivergentThroughALocal) {
+  // The load is uniform, but the local it is assigned to under a lane-dependent `if` is not (G003).
+  Builder b({64, 1, 1});
+  Buf params = b.uniform("params", 0, ScalarType::U32, 1);
+  EXPECT_TRUE(reports(b.wrapped({b.let("x", b.u32(0)), b.if_(b.lid() == b.u32(0), {b.assign("x", b.load(params, b.u32(0)))}),
+                                 b.if_(b.var("x") == b.u32(0), {b.barrier()})}),
+                      {"G003"}));
 }
 
 TEST(Validate_Barriers, DivergenceFlowsThroughLetsAndLoopVariables) {
@@ -123,6 +174,26 @@ TEST(Validate_GridSync, FenceUnderWorkgroupIdControlIsG002) {
                       {"G002"}));
   // An ordinary barrier under the same condition is fine: it only spans the workgroup.
   EXPECT_TRUE(silent(b.wrapped({b.if_(b.wgid() == b.u32(0), {b.barrier()})})));
+}
+
+TEST(Validate_GridSync, AGridSyncWithANarrowMemoryScopeIsG014) {
+  Builder b({4, 1, 1});
+  EXPECT_TRUE(reports(b.wrapped({b.barrier(MemoryOrdering::GridSync, BarrierMemory::Workgroup)}), {"G014"}));
+  EXPECT_TRUE(reports(b.wrapped({b.barrier(MemoryOrdering::GridSync, BarrierMemory::Storage)}), {"G014"}));
+  EXPECT_TRUE(silent(b.wrapped({b.barrier(MemoryOrdering::GridSync, BarrierMemory::All)})));
+  // Workgroup barriers take every scope.
+  EXPECT_TRUE(silent(b.wrapped({b.barrier(MemoryOrdering::SeqCst, BarrierMemory::Workgroup),
+                                b.barrier(MemoryOrdering::AcqRel, BarrierMemory::Storage),
+                                b.barrier(MemoryOrdering::Acquire, BarrierMemory::All)})));
+}
+
+TEST(Validate_GridSync, FenceUnderAnInvariantLoadIsOnlyG001) {
+  // A condition loaded from a never-written uniform buffer at a literal index is grid-uniform.
+  Builder b({4, 1, 1});
+  Buf params = b.uniform("params", 0, ScalarType::U32, 1);
+  EXPECT_TRUE(reports(b.wrapped({b.if_(b.load(params, b.u32(0)) > b.u32(0), {b.grid_sync()})}), {"G001"}));
+  // At the workgroup id it varies between workgroups: G002.
+  EXPECT_TRUE(reports(b.wrapped({b.if_(b.load(params, b.wgid()) > b.u32(0), {b.grid_sync()})}), {"G002"}));
 }
 
 TEST(Validate_GridSync, FenceUnderInvocationDependentControlIsV010) {

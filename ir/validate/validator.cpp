@@ -33,6 +33,7 @@ constexpr std::array kRules = {
     ValidationRule{"G011", E, 1, "gridcheck", "output_byte_range with begin > end, or end beyond a sized buffer"},
     ValidationRule{"G012", W, 1, "gridcheck", "declaration on which the ABI predicates disagree (docs/semantics.md §2.2)"},
     ValidationRule{"G013", W, 1, "gridcheck", "backend-allocated buffer (not is_output) with no count and no output_byte_range"},
+    ValidationRule{"G014", E, 2, "gridcheck", "grid_sync with a memory scope other than all (a grid_sync orders all memory)"},
     ValidationRule{"G100", E, 2, "gridcheck", "use of an undeclared variable (type inference)"},
     ValidationRule{"G101", E, 1, "gridcheck", "buf_len of an unknown buffer"},
     ValidationRule{"G102", E, 2, "gridcheck", "binary operands of different types"},

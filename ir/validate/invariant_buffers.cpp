@@ -1,0 +1,41 @@
+#include "ir/validate/invariant_buffers.hpp"
+
+#include "ir/walk.hpp"
+
+namespace gridcheck::ir::validation {
+
+InvariantBuffers::InvariantBuffers(const Program& p) : invariant_(p.name_count(), false) {
+  std::vector<bool> declared(p.name_count(), false);
+  for (const BufferDecl& b : p.buffers()) {
+    // Only the first declaration of a name counts (Program::find_buffer); V107 rejects the rest.
+    if (index_of(b.name) >= declared.size() || declared[index_of(b.name)]) continue;
+    declared[index_of(b.name)] = true;
+    invariant_[index_of(b.name)] = b.access == BufferAccess::ReadOnly || b.access == BufferAccess::Uniform;
+  }
+  const auto written = [&](NameId name) {
+    if (index_of(name) < invariant_.size()) invariant_[index_of(name)] = false;
+  };
+  bool opaque = false;
+  for_each_stmt(p, p.entry(), [&](StmtId id) {
+    const Stmt& s = p.stmt(id);
+    switch (s.kind) {
+      case StmtKind::Store:
+      case StmtKind::Assign:
+      case StmtKind::AllReduce:
+      case StmtKind::Broadcast: written(s.names[0]); break;
+      case StmtKind::AllGather:
+      case StmtKind::ReduceScatter:
+      case StmtKind::AsyncLoad:
+      case StmtKind::AsyncStore: written(s.names[1]); break;
+      case StmtKind::Opaque: opaque = true; break;
+      default: break;
+    }
+  });
+  for_each_expr_in(p, p.entry(), [&](ExprId id) {
+    const Expr& e = p.expr(id);
+    if (e.kind == ExprKind::Atomic) written(e.buffer());
+  });
+  if (opaque) invariant_.assign(invariant_.size(), false);
+}
+
+}  // namespace gridcheck::ir::validation
