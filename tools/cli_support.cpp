@@ -23,6 +23,9 @@
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/reference_run.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
+#include "tools/report_options.hpp"
+#include "tools/report_sarif.hpp"
 
 namespace gridcheck::tools {
 namespace fs = std::filesystem;
@@ -67,15 +70,21 @@ ir::Result<std::string> read_input_file(const std::string& path) {
   return ir::read_case_text(path);
 }
 
-std::optional<LoadedCase> load_case(const std::string& path, bool quiet) {
+std::optional<LoadedCase> load_case(const std::string& path, bool quiet, ir::Diagnostics* problems) {
+  const auto keep = [&](const ir::Diagnostics& ds) {
+    if (problems != nullptr)
+      for (const ir::Diagnostic& d : ds) problems->add(d);
+  };
   const ir::Result<std::string> text = read_input_file(path);
   if (!text) {
     if (!quiet) std::fputs(ir::render(text.diagnostics()).c_str(), stderr);
+    keep(text.diagnostics());
     return std::nullopt;
   }
   ir::Result<ir::Case> parsed = ir::parse_case(*text, path);
   if (!parsed) {
     if (!quiet) std::fputs(ir::render(parsed.diagnostics(), *text).c_str(), stderr);
+    keep(parsed.diagnostics());
     return std::nullopt;
   }
   return LoadedCase{std::move(parsed).value(), *text};
@@ -453,7 +462,50 @@ std::string render_run_diagnostics(const ir::Diagnostics& diagnostics, std::stri
   return out;
 }
 
-int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file) {
+namespace {
+
+/// The findings of one comparison for --sarif and --github: R's diagnostics (errors as notes when the
+/// command exits 0, as render_run_diagnostics prints them), then one per split that diverges or fails,
+/// a divergence located at R's last writer of the first differing element, else at the buffer's declaration.
+std::vector<ir::Diagnostic> comparison_findings(const ir::Case& c, const props::CaseReport& report, const std::string& file,
+                                                int exit_code) {
+  std::vector<ir::Diagnostic> findings;
+  for (ir::Diagnostic d : report.reference.diagnostics) {
+    if (exit_code == kExitOk && d.severity == ir::Severity::Error) d.severity = ir::Severity::Note;
+    if (d.file.empty()) d.file = file;
+    findings.push_back(std::move(d));
+  }
+  for (const props::OracleOutcome& s : report.outcomes) {
+    const std::string split = fmt::format("{} {}", s.oracle, s.profile);
+    if (s.verdict == ir::Verdict::Diverge) {
+      ir::Diagnostic d{ir::Severity::Error, std::string(finding_rule::kDivergence), file, ir::SourceLoc{},
+                       fmt::format("{} diverges from R{}{}: {}", split, s.detail.empty() ? "" : ", blame ", s.detail,
+                                   s.message),
+                       {}};
+      if (s.divergence && s.divergence->last_writer_site && s.divergence->last_writer_site->loc.known()) {
+        d.loc = s.divergence->last_writer_site->loc;
+        d.message += fmt::format(" (the element was last written in R by {})", interp::to_string(*s.divergence->last_writer_site));
+      } else if (const ir::BufferDecl* buffer = s.divergence ? c.program.find_buffer(s.divergence->final_diff.buffer) : nullptr) {
+        d.loc = buffer->loc;
+      }
+      findings.push_back(std::move(d));
+    } else if (s.verdict == ir::Verdict::Error) {
+      ir::Diagnostic d = s.failure ? s.failure->diagnostic
+                                   : ir::Diagnostic{ir::Severity::Error, std::string(finding_rule::kSplitError), file,
+                                                    ir::SourceLoc{}, s.message, {}};
+      if (d.file.empty()) d.file = file;
+      d.severity = ir::Severity::Error;
+      d.message = fmt::format("{} fails{}{}: {}", split, s.detail.empty() ? "" : " ", s.detail, d.message);
+      findings.push_back(std::move(d));
+    }
+  }
+  return findings;
+}
+
+}  // namespace
+
+int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file,
+                 const ReportArgs* reports) {
   const props::CaseReport report = props::evaluate_case(loaded.test_case, options);
   int code = kExitOk;
   if (report.reference_verdict == ir::Verdict::Invalid) code = kExitBadInput;
@@ -465,12 +517,26 @@ int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, 
     j["file"] = file;
     j["case"] = loaded.test_case.name;
     j["exit_code"] = code;
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", dump_document("diff", j).c_str());
   } else {
     std::fputs(render_run_diagnostics(diagnostics, loaded.text, code).c_str(), stderr);
     std::fputs(describe_report(loaded.test_case, report).c_str(), stdout);
   }
+  std::fflush(stdout);
+  if (reports != nullptr && !emit_reports(*reports, "diff", comparison_findings(loaded.test_case, report, file, code), true))
+    return kExitBadInput;
   return code;
+}
+
+int report_unloadable_case(const std::string& file, const ir::Diagnostics& problems, bool json,
+                           const ReportArgs* reports) {
+  if (json) {
+    const nlohmann::json j = {{"file", file}, {"diagnostics", to_json(problems)}, {"exit_code", kExitBadInput}};
+    std::printf("%s\n", dump_document("diff", j).c_str());
+    std::fflush(stdout);
+  }
+  if (reports != nullptr) emit_reports(*reports, "diff", std::vector<ir::Diagnostic>(problems.begin(), problems.end()), true);
+  return kExitBadInput;
 }
 
 std::string describe_report(const ir::Case& c, const props::CaseReport& report) {

@@ -25,6 +25,8 @@ class App;
 
 namespace gridcheck::tools {
 
+struct ReportArgs;
+
 struct LoadedCase {
   ir::Case test_case;
   std::string text;  ///< the file's text, for caret lines
@@ -37,8 +39,8 @@ struct LoadedCase {
 ir::Result<std::string> read_input_file(const std::string& path);
 
 /// Reads (read_input_file) and parses `path`. On failure prints the rendered diagnostics (with caret
-/// lines) to stderr, or nothing when `quiet`, and returns nullopt.
-std::optional<LoadedCase> load_case(const std::string& path, bool quiet = false);
+/// lines) to stderr, or nothing when `quiet`, adds them to `problems` when given, and returns nullopt.
+std::optional<LoadedCase> load_case(const std::string& path, bool quiet = false, ir::Diagnostics* problems = nullptr);
 
 /// Every case file the arguments name, sorted and without duplicates: a regular file as it is (any
 /// extension), a directory searched recursively for `*.gc`. Returns nothing and the diagnostics
@@ -129,7 +131,18 @@ std::string render_run_diagnostics(const ir::Diagnostics& diagnostics, std::stri
 /// JSON or as the describe_report text. Exit code: 1 a split diverges or errs; else 2 R refuses
 /// the case (invalid, or racy: its bytes depend on the schedule, then reported as R040 with the
 /// racing accesses when the race detector finds them); else 0 (every split matches or refuses).
-int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file);
+/// With `reports`: the comparison's findings (R's diagnostics, each diverging or failing split, located
+/// at the store that last wrote the first differing element in R when known) also go to its SARIF log
+/// and GitHub annotations (command "diff"); exit 2 when the log cannot be written. The JSON document
+/// is gridcheck/diff/1.
+int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file,
+                 const ReportArgs* reports = nullptr);
+
+/// A case file that cannot be read or parsed (`problems`, already printed) for a command that
+/// compares: the gridcheck/diff/1 document with only the file, the diagnostics and exit code 2 when
+/// `json`, and the problems in the reports. Returns 2.
+int report_unloadable_case(const std::string& file, const ir::Diagnostics& problems, bool json,
+                           const ReportArgs* reports = nullptr);
 
 /// The R / H-cpu / H-gpu comparison for a person: R's outputs and verdict, each split's verdict and
 /// its first divergence.

@@ -1,6 +1,6 @@
 // `gridcheck devices`: lists the Vulkan devices with the index and name that `--device` accepts, the
 // device type, API version, subgroup size, the limits that decide what a launch may use, and which one
-// gridcheck picks by default. `--json` prints the same as a JSON array. Exit 2 when there is no Vulkan.
+// gridcheck picks by default. `--json` prints the same as the document gridcheck/devices/1. Exit 2 when there is no Vulkan.
 
 #include <cstdio>
 #include <string>
@@ -11,6 +11,7 @@
 #include "gpu/vulkan_context.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -47,7 +48,7 @@ int run_devices(bool json) {
           {"buffer_int64_atomics", d.buffer_int64_atomics},
       });
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", dump_document("devices", {{"devices", out}}).c_str());
     return kExitOk;
   }
   for (const gpu::DeviceInfo& d : *devices) {
@@ -81,7 +82,7 @@ int run_devices(bool json) {
 void register_devices(CLI::App& root, int& exit_code) {
   CLI::App* cmd = root.add_subcommand("devices", "list the Vulkan devices that --device can select (index or name)");
   auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "print a JSON array");
+  cmd->add_flag("--json", *json, "print one JSON document (gridcheck/devices/1) with the array of devices");
   cmd->callback([json, &exit_code] { exit_code = run_devices(*json); });
 }
 

@@ -12,6 +12,7 @@
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_options.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -22,11 +23,14 @@ struct DiffArgs {
   bool json = false;
   BackendArgs backend;
   PlannerArgs planner;
+  ReportArgs reports;  ///< --sarif, --github (docs/reports.md)
 };
 
 int run_diff(const DiffArgs& args) {
-  const auto loaded = load_case(args.file);
-  if (!loaded) return kExitBadInput;
+  if (!check_report_paths(args.reports)) return kExitBadInput;
+  ir::Diagnostics problems;
+  const auto loaded = load_case(args.file, /*quiet=*/false, &problems);
+  if (!loaded) return report_unloadable_case(args.file, problems, args.json, &args.reports);
   props::OracleOptions options;
   std::string error;
   std::vector<std::string> profiles = args.profiles;
@@ -37,7 +41,7 @@ int run_diff(const DiffArgs& args) {
   }
   std::unique_ptr<props::GpuBackend> gpu;
   if (!apply_backend(args.backend, false, options, gpu, "diff")) return kExitBadInput;
-  return compare_case(*loaded, options, args.json, args.file);
+  return compare_case(*loaded, options, args.json, args.file, &args.reports);
 }
 
 }  // namespace
@@ -53,7 +57,8 @@ void register_diff(CLI::App& root, int& exit_code) {
   cmd->add_option("--profile", args->profiles,
                   fmt::format("planner profile(s) to compare: a name, or `all` for every registered one (default: {})",
                               planner::default_profile().name));
-  cmd->add_flag("--json", args->json, "print one JSON object to stdout");
+  CLI::Option* json = cmd->add_flag("--json", args->json, "print one JSON document (gridcheck/diff/1) to stdout");
+  add_report_options(cmd, args->reports)->excludes(json);
   add_backend_options(cmd, args->backend, /*allow_auto=*/false);
   add_planner_options(cmd, args->planner);
   cmd->callback([args, &exit_code] { exit_code = run_diff(*args); });

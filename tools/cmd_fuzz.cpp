@@ -30,6 +30,7 @@
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -222,7 +223,7 @@ int run_fuzz(const FuzzArgs& args) {
   const props::CampaignProgress& p = result.progress;
   if (!result.state_error.empty()) std::fprintf(stderr, "gridcheck fuzz: %s\n", result.state_error.c_str());
   if (args.json) {
-    nlohmann::json j = {{"seed", options.seed},
+    nlohmann::json j = {{"seed", json_u64(options.seed)},
                         {"target", args.target},
                         {"shard", args.shard},
                         {"profiles", profile_list},
@@ -244,7 +245,7 @@ int run_fuzz(const FuzzArgs& args) {
                                {"statements_after", f.statements_after},
                                {"message", f.message},
                                {"file", f.file}});
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", dump_document("fuzz", j).c_str());
   } else {
     std::fprintf(stderr, "%s%s after %.1f s: %llu cases (%.0f/s):%s\n", tty ? "\n" : "",
                  result.interrupted ? "interrupted" : "done", p.elapsed_seconds,
@@ -296,7 +297,7 @@ void register_fuzz(CLI::App& root, int& exit_code) {
                   "at most this many docs/vyre-0.7.2.md §10 divergence features per case, 0 = any combination (default: 0 when "
                   "only the sound profile is fuzzed, else 2)");
   cmd->add_flag("--no-shrink", args->no_shrink, "save failures as generated, without shrinking");
-  cmd->add_flag("--json", args->json, "print one JSON summary to stdout instead of progress text");
+  cmd->add_flag("--json", args->json, "print one JSON document (gridcheck/fuzz/1) to stdout instead of progress text");
   cmd->add_option("--target", args->target,
                   "what to generate: program (default) or dag (random wave DAGs fused by the first profile's "
                   "megakernel rule, also compared with the waves run one by one)");

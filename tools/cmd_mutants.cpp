@@ -32,6 +32,7 @@
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -123,7 +124,7 @@ int check_cases(const MutantsArgs& args) {
                                      : "SURVIVES");
     std::printf("    %s\n", check.message.c_str());
   }
-  if (args.json) std::printf("%s\n", j.dump(2).c_str());
+  if (args.json) std::printf("%s\n", dump_document("mutants-check", {{"cases", j}, {"holding", good}, {"total", files.size()}}).c_str());
   else std::printf("%zu of %zu killing cases hold\n", good, files.size());
   return good == files.size() ? kExitOk : kExitMismatch;
 }
@@ -299,7 +300,7 @@ int run_mutants(const MutantsArgs& args) {
   if (args.json) {
     nlohmann::json j;
     j["quick"] = args.quick;
-    j["seed"] = args.seed;
+    j["seed"] = json_u64(args.seed);
     j["fuzz_seconds_per_mutant"] = options.fuzz_seconds;
     j["corpus_files"] = runner.corpus_size();
     j["corpus_base_seconds"] = runner.corpus_seconds();
@@ -340,7 +341,7 @@ int run_mutants(const MutantsArgs& args) {
                                          {"median", median(t)},
                                          {"worst", t.empty() ? 0.0 : *std::max_element(t.begin(), t.end())}};
     }
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", dump_document("mutants", j).c_str());
     return survivors ? kExitMismatch : kExitOk;
   }
 
@@ -401,7 +402,7 @@ void register_mutants(CLI::App& root, int& exit_code) {
       ->each([args](const std::string&) { args->seconds_given = true; });
   cmd->add_option("--only", args->only, "run only this mutant (repeatable)");
   cmd->add_flag("--quick", args->quick, "stop each mutant at its first kill, small budgets, no saving (the CI test)");
-  cmd->add_flag("--json", args->json, "print one JSON object to stdout instead of the table");
+  cmd->add_flag("--json", args->json, "print one JSON document (gridcheck/mutants/1; with --check-case gridcheck/mutants-check/1) to stdout instead of the table");
   cmd->add_flag("--list", args->list, "print the catalogue and exit");
   cmd->add_option("--oracles", args->oracles, "comma-separated oracles to run (default z3,corpus,fuzz,contract)");
   cmd->add_option("--corpus", args->corpus,

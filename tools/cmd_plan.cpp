@@ -9,7 +9,7 @@
 // `gridcheck plan --waves N --dag "0>3,1>2" [--profile P] [--json]`: the megakernel barrier plan of
 // a wave DAG (docs/vyre-0.7.2.md §7.1) by the profile's `megakernel` planner itself: its barrier groups
 // in the planner's order and its global barrier count. `--json` prints exactly
-// `{"groups": [[0,1],[3,2]], "global_barriers": 1}`. Edges are `BEFORE>AFTER`, separated by commas
+// `{"schema": "gridcheck/plan-dag/1", "groups": [[0,1],[3,2]], "global_barriers": 1}`. Edges are `BEFORE>AFTER`, separated by commas
 // or spaces; `--dag ""` (or no --dag) means no edges. The edge parser checks syntax only: a wave out
 // of range, a self edge or a cycle is the planner's error, printed as its diagnostic (S101-S105) with
 // exit 1. Exit 2 for a syntax error in --dag, an unknown profile, or a case file with --waves.
@@ -39,6 +39,7 @@
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -163,7 +164,8 @@ int run_dag_plan(const PlanArgs& args) {
     std::string groups;
     for (const planner::BarrierGroup& g : plan->groups)
       groups += fmt::format("{}[{}]", groups.empty() ? "" : ",", group_list(g, ","));
-    std::printf("{\"groups\": [%s], \"global_barriers\": %zu}\n", groups.c_str(), plan->global_barriers);
+    std::printf("{\"schema\": \"%s\", \"groups\": [%s], \"global_barriers\": %zu}\n", json_schema_id("plan-dag").c_str(),
+                groups.c_str(), plan->global_barriers);
   } else {
     std::printf("megakernel plan (profile %s): %zu waves, %zu dependencies\n", profile->name.c_str(),
                 static_cast<std::size_t>(*waves), edges->size());
@@ -213,7 +215,7 @@ int run_plan(const PlanArgs& args) {
     nlohmann::json j = planner::plan_to_json(*plan, options);
     j["file"] = args.file;
     j["case"] = parsed->name;
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", dump_document("plan", j).c_str());
   } else {
     std::printf("case %s (%s)\n%s", parsed->name.c_str(), args.file.c_str(),
                 planner::render_plan_text(*plan, options).c_str());
@@ -238,7 +240,8 @@ void register_plan(CLI::App& root, int& exit_code) {
       ->capture_default_str();
   add_planner_options(cmd, args->planner);
   cmd->add_flag("--json", args->json,
-                "write the plan as JSON to stdout (with --waves: {\"groups\": [[..],..], \"global_barriers\": N})");
+                "write the plan as one JSON document to stdout (gridcheck/plan/1; with --waves gridcheck/plan-dag/1: "
+                "{\"schema\": ..., \"groups\": [[..],..], \"global_barriers\": N})");
   CLI::Option* no_ir = cmd->add_flag("--no-ir", args->no_ir, "leave out each segment's IR text");
   CLI::Option* waves = cmd->add_option("--waves", args->waves,
                                        "plan a wave DAG of N waves (0..N-1) with the profile's megakernel planner "

@@ -22,6 +22,7 @@
 #include "props/prove/role_variants.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -188,7 +189,7 @@ int run_prove(const ProveArgs& args) {
     j["profile"] = run_profile->name;
     j["z3"] = props::z3_version();
     j["options"] = {{"max_segments", options.max_segments}, {"max_passes", options.max_passes},
-                    {"timeout_ms", options.timeout_ms},     {"seed", options.seed},
+                    {"timeout_ms", options.timeout_ms},     {"seed", json_u64(options.seed)},
                     {"catalogue_max_segments", options.catalogue_max_segments},
                     {"catalogue_max_passes", options.catalogue_max_passes}};
     if (!args.no_table) {
@@ -229,7 +230,7 @@ int run_prove(const ProveArgs& args) {
     j["model_errors"] = report.model_errors;
     j["result"] = result;
     j["total_ms"] = report.total_ms;
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", dump_document("prove", j).c_str());
     return exit_code;
   }
 
@@ -302,7 +303,7 @@ void register_prove(CLI::App& root, int& exit_code) {
   cmd->add_option("--max-passes", args->max_passes, "and N = 1..N fixpoint passes (default 3, at most 4)");
   cmd->add_option("--timeout-ms", args->timeout_ms, "Z3 timeout per query in milliseconds (default 5000)");
   cmd->add_option("--seed", args->seed, "Z3 smt.random_seed and sat.random_seed (default 0)");
-  cmd->add_flag("--json", args->json, "write the whole report as JSON to stdout");
+  cmd->add_flag("--json", args->json, "write the whole report as one JSON document (gridcheck/prove/1) to stdout");
   cmd->add_flag("--all-cases", args->all_cases,
                 "also print a case for the smallest counterexample of every affected declaration class");
   cmd->add_flag("--no-table", args->no_table, "do not print the role table");

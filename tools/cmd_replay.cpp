@@ -7,7 +7,11 @@
 // Exit 0 when every case passes, 1 when one fails, 2 on bad usage or bad input: a path that does not
 // exist or is neither a regular file nor a directory, a directory without case files (nothing to
 // replay), a file that cannot be read or parsed (its diagnostics are printed, the other files still
-// replay), or a --junit report that cannot be written.
+// replay), or a --junit or --sarif report that cannot be written.
+//
+// Reports for CI (docs/reports.md): `--json` (gridcheck/replay/1), `--junit FILE` (a failed case is
+// a <failure>, an unreadable or unparseable file an <error>, a case that needs H-gpu where no
+// Vulkan device opens <skipped>), `--sarif FILE` and `--github` (one finding per failure).
 
 #include <fmt/format.h>
 
@@ -16,6 +20,8 @@
 #include <memory>
 
 #include "ir/text/case_file.hpp"
+#include "ir/text/parse_codes.hpp"
+#include "ir/text/parser.hpp"
 #include "ir/text/printer.hpp"
 #include "planner/profile.hpp"
 #include "props/oracle/evaluate_case.hpp"
@@ -23,6 +29,10 @@
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
+#include "tools/report_junit.hpp"
+#include "tools/report_options.hpp"
+#include "tools/report_sarif.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -36,6 +46,7 @@ struct ReplayArgs {
   bool quiet = false;
   BackendArgs backend{"auto"};
   PlannerArgs planner;
+  ReportArgs reports;
 };
 
 struct CaseOutcome {
@@ -43,7 +54,9 @@ struct CaseOutcome {
   std::string name;
   bool passed = false;
   bool bad_input = false;  ///< the file cannot be read or parsed (its diagnostics went to stderr)
+  bool skipped = false;    ///< the case needs H-gpu and no Vulkan device could be opened
   std::vector<std::string> failures;
+  std::vector<ir::Diagnostic> findings;  ///< the failures as located findings, for --sarif and --github
   std::string checked;  ///< what was checked: "3 verdicts, 2 outputs, 1 launch count"
   double seconds = 0;
 };
@@ -72,13 +85,25 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
   const auto start = std::chrono::steady_clock::now();
   CaseOutcome outcome;
   outcome.file = file;
-  auto loaded = load_case(file);
-  if (!loaded) {
+  const auto fail = [&](std::string_view rule, ir::SourceLoc loc, std::string message) {
+    outcome.findings.push_back(ir::Diagnostic{ir::Severity::Error, std::string(rule), file, loc, message, {}});
+    outcome.failures.push_back(loc.known() ? fmt::format("{}:{}: {}", loc.line, loc.col, message) : std::move(message));
+  };
+  const ir::Result<std::string> text = read_input_file(file);
+  ir::Result<ir::Case> parsed = text ? ir::parse_case(*text, file) : ir::Result<ir::Case>(text.diagnostics());
+  if (!parsed) {
+    std::fputs(ir::render(parsed.diagnostics(), text ? std::string_view(*text) : std::string_view()).c_str(), stderr);
     outcome.bad_input = true;
-    outcome.failures.push_back("the file cannot be read or parsed (its diagnostics are above)");
+    for (const ir::Diagnostic& d : parsed.diagnostics()) {
+      outcome.findings.push_back(d);
+      if (d.severity != ir::Severity::Error) continue;
+      const std::string at = d.loc.known() ? fmt::format("{}:{}: ", d.loc.line, d.loc.col) : std::string();
+      outcome.failures.push_back(fmt::format("cannot be read or parsed: {}error[{}]: {}", at, d.code, d.message));
+    }
+    if (outcome.failures.empty()) outcome.failures.push_back("cannot be read or parsed");
     return outcome;
   }
-  ir::Case& c = loaded->test_case;
+  ir::Case c = std::move(parsed).value();
   outcome.name = c.name;
   props::OracleOptions options;
   if (args.profiles.empty()) {
@@ -88,20 +113,24 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
     resolve_profiles(args.profiles, options.profiles, error);
   }
   if (!apply_backend(args.backend, case_expects_gpu(c), options, gpu, "replay")) {
+    outcome.skipped = true;
     outcome.failures.push_back("H-gpu is required but no Vulkan device could be opened");
+    outcome.findings.push_back(ir::Diagnostic{ir::Severity::Warning, std::string(finding_rule::kGpuUnavailable), file,
+                                              ir::SourceLoc{}, outcome.failures.back() + "; the case was not checked", {}});
     return outcome;
   }
   const props::CaseReport report = props::evaluate_case(c, options);
   if (args.update) {
     props::record_expectations(c, report);
     outcome.checked = "recorded " + checked_summary(c, report);
-    if (!ir::write_file_atomically(file, ir::print(c))) outcome.failures.push_back("cannot write the updated case");
+    if (!ir::write_file_atomically(file, ir::print(c)))
+      fail(ir::parse_code::kCannotReadFile, {}, "cannot write the updated case");
   } else if (c.expectations.empty() && c.outputs.empty()) {
-    outcome.failures.push_back("no expectations recorded (record them with `gridcheck replay --update`)");
+    fail(finding_rule::kNoExpectations, {}, "no expectations recorded (record them with `gridcheck replay --update`)");
   } else {
     outcome.checked = checked_summary(c, report);
     for (const props::ExpectationFailure& f : props::check_expectations(c, report))
-      outcome.failures.push_back(f.loc.known() ? fmt::format("{}:{}: {}", f.loc.line, f.loc.col, f.message) : f.message);
+      fail(finding_rule::kExpectationFailed, f.loc, f.message);
     // An external planner (--planner-cmd) the case records nothing for is judged against R itself.
     for (const props::OracleOutcome& s : report.outcomes) {
       if (!s.profile.starts_with("external") || (s.verdict != ir::Verdict::Diverge && s.verdict != ir::Verdict::Error))
@@ -109,8 +138,8 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
       const bool recorded = std::any_of(c.expectations.begin(), c.expectations.end(),
                                         [&](const ir::Expectation& e) { return e.profile == s.profile; });
       if (!recorded)
-        outcome.failures.push_back(fmt::format("{} {}: {} {}: {}", s.oracle, s.profile, ir::name_of(s.verdict),
-                                               s.detail, s.message));
+        fail(s.verdict == ir::Verdict::Diverge ? finding_rule::kDivergence : finding_rule::kSplitError, {},
+             fmt::format("{} {}: {} {}: {}", s.oracle, s.profile, ir::name_of(s.verdict), s.detail, s.message));
     }
   }
   outcome.passed = outcome.failures.empty();
@@ -118,42 +147,24 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
   return outcome;
 }
 
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
+/// The JUnit report of the outcomes: every message starts with the case's file name.
+std::string junit_report(const std::vector<CaseOutcome>& outcomes) {
+  std::vector<JunitCase> cases;
+  for (const CaseOutcome& o : outcomes) {
+    JunitCase& j = cases.emplace_back();
+    j.name = o.name;
+    j.file = o.file;
+    j.seconds = o.seconds;
+    if (o.passed) continue;
+    j.result = o.bad_input ? JunitResult::Error : o.skipped ? JunitResult::Skipped : JunitResult::Failed;
+    j.message = fmt::format("{}: {}", o.file, o.failures.front());
+    for (const std::string& f : o.failures) j.details += fmt::format("{}: {}\n", o.file, f);
   }
-  return out;
+  return junit_xml("gridcheck.replay", cases);
 }
 
-bool write_junit(const std::string& path, const std::vector<CaseOutcome>& outcomes) {
-  std::size_t failed = 0;
-  double total = 0;
-  for (const CaseOutcome& o : outcomes) failed += o.passed ? 0 : 1, total += o.seconds;
-  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml += fmt::format("<testsuites tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n", outcomes.size(), failed, total);
-  xml += fmt::format("  <testsuite name=\"gridcheck.replay\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n",
-                     outcomes.size(), failed, total);
-  for (const CaseOutcome& o : outcomes) {
-    xml += fmt::format("    <testcase classname=\"corpus\" name=\"{}\" file=\"{}\" time=\"{:.3f}\"",
-                       xml_escape(o.name.empty() ? o.file : o.name), xml_escape(o.file), o.seconds);
-    if (o.passed) {
-      xml += "/>\n";
-      continue;
-    }
-    std::string text;
-    for (const std::string& f : o.failures) text += f + "\n";
-    xml += fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n", xml_escape(o.failures.front()),
-                       xml_escape(text));
-  }
-  xml += "  </testsuite>\n</testsuites>\n";
-  return ir::write_file_atomically(path, xml);
+std::string_view result_of(const CaseOutcome& o) {
+  return o.passed ? "passed" : o.bad_input ? "error" : o.skipped ? "skipped" : "failed";
 }
 
 int run_replay(const ReplayArgs& given) {
@@ -173,6 +184,7 @@ int run_replay(const ReplayArgs& given) {
       return kExitBadInput;
     }
   }
+  if (!check_report_paths(args.reports)) return kExitBadInput;
   ir::Diagnostics path_problems;
   const std::vector<std::string> files = collect_case_files(args.paths, path_problems);
   if (!path_problems.empty()) {
@@ -180,38 +192,43 @@ int run_replay(const ReplayArgs& given) {
     return kExitBadInput;
   }
   std::vector<CaseOutcome> outcomes;
-  std::size_t passed = 0, bad_input = 0;
+  std::size_t passed = 0, bad_input = 0, skipped = 0;
   std::unique_ptr<props::GpuBackend> gpu;
   for (const std::string& file : files) {
     outcomes.push_back(replay_one(file, args, gpu));
     const CaseOutcome& o = outcomes.back();
     passed += o.passed ? 1 : 0;
     bad_input += o.bad_input ? 1 : 0;
+    skipped += o.skipped ? 1 : 0;
     if (args.json) continue;
     if (!o.passed || !args.quiet)
-      std::printf("%s %s%s\n", o.passed ? (args.update ? "UPDATED" : "PASS") : "FAIL", file.c_str(),
+      std::printf("%s %s%s\n", o.passed ? (args.update ? "UPDATED" : "PASS") : o.skipped ? "SKIP" : "FAIL", file.c_str(),
                   o.passed ? (o.checked.empty() ? "" : fmt::format(" ({})", o.checked).c_str()) : ":");
     for (const std::string& f : o.failures) std::printf("    %s\n", f.c_str());
   }
-  const std::size_t failed = outcomes.size() - passed;
-  bool junit_written = true;
-  if (!args.junit.empty() && !write_junit(args.junit, outcomes)) {
-    junit_written = false;
-    std::fprintf(stderr, "%s: error[P008]: cannot write the JUnit report\n", args.junit.c_str());
-  }
+  const std::size_t failed = outcomes.size() - passed - skipped;
+  const int code = bad_input > 0 ? kExitBadInput : failed + skipped == 0 ? kExitOk : kExitMismatch;
   if (args.json) {
-    nlohmann::json j = {{"passed", passed}, {"failed", failed}, {"unreadable", bad_input},
-                        {"cases", nlohmann::json::array()}};
+    nlohmann::json j = {{"passed", passed},       {"failed", failed},     {"unreadable", bad_input},
+                        {"skipped", skipped},     {"exit_code", code},    {"cases", nlohmann::json::array()}};
     for (const CaseOutcome& o : outcomes)
-      j["cases"].push_back({{"file", o.file}, {"name", o.name}, {"passed", o.passed}, {"bad_input", o.bad_input},
-                            {"failures", o.failures}, {"checked", o.checked}, {"seconds", o.seconds}});
-    std::printf("%s\n", j.dump(2).c_str());
+      j["cases"].push_back({{"file", o.file}, {"name", o.name}, {"result", result_of(o)}, {"passed", o.passed},
+                            {"bad_input", o.bad_input}, {"failures", o.failures}, {"checked", o.checked},
+                            {"seconds", o.seconds}});
+    std::printf("%s\n", dump_document("replay", j).c_str());
   } else {
-    std::printf("%zu passed, %zu failed%s\n", passed, failed,
+    // `failed` counts the unreadable files too; skipped cases (no Vulkan device) are neither.
+    std::printf("%zu passed, %zu failed%s%s\n", passed, failed,
+                skipped == 0 ? "" : fmt::format(", {} skipped (no Vulkan device for H-gpu)", skipped).c_str(),
                 bad_input == 0 ? "" : fmt::format(" ({} cannot be read or parsed)", bad_input).c_str());
   }
-  if (bad_input > 0 || !junit_written) return kExitBadInput;
-  return failed == 0 ? kExitOk : kExitMismatch;
+  std::fflush(stdout);
+  std::vector<ir::Diagnostic> findings;
+  for (const CaseOutcome& o : outcomes) findings.insert(findings.end(), o.findings.begin(), o.findings.end());
+  const bool junit_written = args.junit.empty() || write_report_file(args.junit, junit_report(outcomes), "JUnit report");
+  const bool reports_written = emit_reports(args.reports, "replay", findings, true);
+  if (!junit_written || !reports_written) return kExitBadInput;
+  return code;
 }
 
 }  // namespace
@@ -226,8 +243,12 @@ void register_replay(CLI::App& root, int& exit_code) {
   cmd->add_option("paths", args->paths, "case files or directories (searched recursively for *.gc)")->required();
   cmd->add_option("--profile", args->profiles,
                   "planner profile(s) to run (default: those the case's expectations name, else sound)");
-  cmd->add_option("--junit", args->junit, "also write a JUnit XML report to this file");
-  cmd->add_flag("--json", args->json, "print one JSON object to stdout instead of the text report");
+  cmd->add_option("--junit", args->junit,
+                  "also write a JUnit XML report to this file (failure, error for an unreadable file, skipped without "
+                  "a Vulkan device)");
+  CLI::Option* json =
+      cmd->add_flag("--json", args->json, "print one JSON document (gridcheck/replay/1) to stdout instead of the text report");
+  add_report_options(cmd, args->reports)->excludes(json);
   cmd->add_flag("--update", args->update,
                 "record the current verdicts and R outputs into each case instead of checking them");
   cmd->add_flag("-q,--quiet", args->quiet, "print only failing cases and the summary");

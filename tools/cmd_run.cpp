@@ -28,6 +28,7 @@
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -229,7 +230,7 @@ nlohmann::json run_to_json(const ir::Case& c, const RunArgs& args, const interp:
                                      {"invocation", to_json(race.first.invocation)}}},
                           {"second", {{"kind", interp::name_of(race.second.kind)}, {"site", to_json(race.second.site)},
                                       {"invocation", to_json(race.second.invocation)}}},
-                          {"launch", race.launch}, {"occurrences", race.occurrences}});
+                          {"launch", race.launch}, {"occurrences", race.occurrences}, {"elements", race.elements}});
   j["diagnostics"] = nlohmann::json::array();
   for (const ir::Diagnostic& d : r.diagnostics) j["diagnostics"].push_back(to_json(d));
   j["expectations"] = nlohmann::json::array();
@@ -244,7 +245,7 @@ int fail_input(const RunArgs& args, const ir::Diagnostics& ds, std::string_view 
     nlohmann::json j = {{"file", args.file}, {"verdict", "invalid"}, {"outputs", nlohmann::json::array()},
                         {"diagnostics", nlohmann::json::array()}, {"exit_code", kExitBadInput}};
     for (const ir::Diagnostic& d : ds) j["diagnostics"].push_back(to_json(d));
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", dump_document("run", j).c_str());
   } else {
     std::fputs(ir::render(ds, text).c_str(), stderr);
   }
@@ -296,7 +297,7 @@ int run_case_file(const RunArgs& args) {
   const std::vector<Check> checks = check_expectations(*parsed, result);
   const int code = exit_code_for(result, checks);
   if (args.json) {
-    std::printf("%s\n", run_to_json(*parsed, args, result, checks, code).dump(2).c_str());
+    std::printf("%s\n", dump_document("run", run_to_json(*parsed, args, result, checks, code)).c_str());
   } else {
     print_text(*parsed, *text, args, result, checks, code);
   }
@@ -333,7 +334,7 @@ void register_run(CLI::App& root, int& exit_code) {
                   "default: the case's `uninit` line, else error")
       ->check(CLI::IsMember({"error", "warning", "defined"}));
   cmd->add_option("--fuel", args->fuel, "instruction budget over all launches (default 2^32)");
-  cmd->add_flag("--json", args->json, "print one JSON object (verdict, outputs, diagnostics, ...) to stdout");
+  cmd->add_flag("--json", args->json, "print one JSON document (gridcheck/run/1: verdict, outputs, diagnostics, ...; with --split gridcheck/diff/1) to stdout");
   cmd->add_option("--split", args->split,
                   "also run the host split on cpu (H-cpu), gpu (H-gpu) or both and compare with R byte for byte: "
                   "verdict match or diverge with the first differing buffer and byte (exit 1 on diverge)")

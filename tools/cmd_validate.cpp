@@ -1,6 +1,8 @@
 // `gridcheck validate FILE...`: parse each case file and validate its program (docs/validation.md).
 // Diagnostics go to stderr, rendered with the source line and a caret; `--json` writes one report per
-// file to stdout instead. Exit 0 when every file is valid (warnings allowed), 2 otherwise.
+// file to stdout instead (the document gridcheck/validate/1, docs/reports.md); `--sarif FILE` and
+// `--github` report the diagnostics to CI as well. Exit 0 when every file is valid (warnings
+// allowed), 2 otherwise (also when the SARIF log cannot be written).
 
 #include <fmt/format.h>
 
@@ -15,6 +17,8 @@
 #include "tools/cli_support.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/report_json.hpp"
+#include "tools/report_options.hpp"
 
 namespace gridcheck::tools {
 namespace {
@@ -27,6 +31,7 @@ struct ValidateArgs {
   bool rules = false;
   bool allow_shadowing = false;
   bool allow_collectives = false;
+  ReportArgs reports;
 };
 
 struct FileReport {
@@ -80,11 +85,14 @@ int run_validate(const ValidateArgs& args) {
     std::fprintf(stderr, "gridcheck validate: no input files\n");
     return kExitBadInput;
   }
+  if (!check_report_paths(args.reports)) return kExitBadInput;
   nlohmann::json all = nlohmann::json::array();
+  std::vector<ir::Diagnostic> findings;
   std::size_t invalid = 0;
   for (const std::string& path : args.files) {
     const FileReport report = check_file(path, args);
     if (!report.valid) ++invalid;
+    findings.insert(findings.end(), report.diagnostics.begin(), report.diagnostics.end());
     if (args.json) {
       nlohmann::json j = {{"file", path}, {"valid", report.valid}, {"errors", report.errors},
                           {"warnings", report.warnings}, {"diagnostics", nlohmann::json::array()}};
@@ -99,11 +107,14 @@ int run_validate(const ValidateArgs& args) {
     }
   }
   if (args.json) {
-    std::printf("%s\n", all.dump(2).c_str());
+    const nlohmann::json document = {
+        {"files", all}, {"valid", args.files.size() - invalid}, {"invalid", invalid}, {"exit_code", invalid == 0 ? kExitOk : kExitBadInput}};
+    std::printf("%s\n", dump_document("validate", document).c_str());
   } else if (args.files.size() > 1 || invalid > 0) {
     std::fprintf(stderr, "%zu of %zu file%s valid\n", args.files.size() - invalid, args.files.size(),
                  args.files.size() == 1 ? "" : "s");
   }
+  if (!emit_reports(args.reports, "validate", findings, true)) return kExitBadInput;
   return invalid == 0 ? kExitOk : kExitBadInput;
 }
 
@@ -116,7 +127,10 @@ void register_validate(CLI::App& root, int& exit_code) {
       "Parse case files and validate their programs (docs/semantics.md §4 rules and gridcheck's G-rules, docs/validation.md). "
       "Exit 0 when every file is valid (warnings allowed), 2 otherwise.");
   cmd->add_option("files", args->files, "case files (.gc)");
-  cmd->add_flag("--json", args->json, "write one JSON report per file to stdout instead of rendered diagnostics");
+  CLI::Option* json = cmd->add_flag("--json", args->json,
+                                    "write one JSON document (gridcheck/validate/1: a report per file) to stdout instead of "
+                                    "rendered diagnostics");
+  add_report_options(cmd, args->reports)->excludes(json);
   cmd->add_flag("--werror", args->werror, "treat warnings as errors");
   cmd->add_flag("-q,--quiet", args->quiet, "print errors only, not warnings");
   cmd->add_flag("--rules", args->rules, "print the table of validation rules and exit");
