@@ -33,11 +33,15 @@ constexpr std::size_t kMaxInputBytes = 64 * 1024;
 
 /// The codes of every error and warning, sorted: what a program means to the validator, without
 /// the positions (which printing moves).
-std::vector<std::string> validator_codes(const ir::Program& program, const ir::ValidateOptions& options) {
+std::vector<std::string> codes_of(const ir::Diagnostics& diagnostics) {
   std::vector<std::string> codes;
-  for (const ir::Diagnostic& d : ir::validate(program, "fuzz.gc", options)) codes.push_back(d.code);
+  for (const ir::Diagnostic& d : diagnostics) codes.push_back(d.code);
   std::sort(codes.begin(), codes.end());
   return codes;
+}
+
+std::vector<std::string> validator_codes(const ir::Program& program, const ir::ValidateOptions& options) {
+  return codes_of(ir::validate(program, "fuzz.gc", options));
 }
 
 void check_rejection(const ir::Diagnostics& diagnostics, std::string_view text) {
@@ -54,9 +58,10 @@ void check_case(std::string_view text) {
   // Both validator configurations: the default (collectives refused) and the planner's buffer scan.
   ir::ValidateOptions scan;
   scan.allow_collectives = true;
-  const std::vector<std::string> codes = validator_codes(parsed->program, {});
+  const ir::Diagnostics diagnostics = ir::validate(parsed->program, "fuzz.gc");
+  (void)ir::render(diagnostics, text);
+  const std::vector<std::string> codes = codes_of(diagnostics);
   const std::vector<std::string> scan_codes = validator_codes(parsed->program, scan);
-  (void)ir::render(ir::validate(parsed->program, "fuzz.gc"), text);
 
   const std::string printed = ir::print(*parsed);
   const ir::Result<ir::Case> again = ir::parse_case(printed, "fuzz-printed.gc");
