@@ -73,7 +73,7 @@ ACCESSES = ("read", "read_write", "write_only", "uniform", "workgroup")
 KINDS = ("global", "shared", "uniform", "local", "readonly", "persistent", "push")
 BUILTINS = ("gid", "lid", "wgid", "num_wg", "wg_size")
 AXES = "xyz"
-SKIPPED_DIRECTIVES = ("case", "meta", "grid", "fixpoint", "input", "expect")
+SKIPPED_DIRECTIVES = ("case", "meta", "grid", "fixpoint", "oob", "uninit", "input", "expect")
 DIRECTIVES = SKIPPED_DIRECTIVES + ("workgroup_size", "buffer", "kernel", "entry")
 
 
