@@ -67,6 +67,32 @@ TEST(Validate_Barriers, ALoadFromAWrittenBufferIsV010) {
   }
 }
 
+TEST(Validate_Barriers, AsyncCopiesAndOpaqueStatementsMakeLoadsDivergent) {
+  {
+    // An async copy into the buffer writes it.
+    Builder b({64, 1, 1});
+    Buf src = b.read_write("src", 0, ScalarType::U32, 4);
+    Buf params = b.uniform("params", 1, ScalarType::U32, 4);
+    const Program p = b.wrapped({b.async_load(src, params, b.u32(0), b.u32(16), "t"),
+                                 b.if_(b.load(params, b.u32(0)) > b.u32(0), {b.barrier()})});
+    EXPECT_TRUE(testing::find_code(validate(p), "V010") != nullptr) << render(validate(p));
+  }
+  {
+    // An opaque statement may write any buffer.
+    Builder b({64, 1, 1});
+    Buf params = b.uniform("params", 0, ScalarType::U32, 4);
+    const Program p = b.wrapped({b.opaque("ext.writes_anything"),
+                                 b.if_(b.load(params, b.u32(0)) > b.u32(0), {b.barrier()})});
+    EXPECT_TRUE(testing::find_code(validate(p), "V010") != nullptr) << render(validate(p));
+  }
+  {
+    // The twin: the same program without the opaque statement.
+    Builder b({64, 1, 1});
+    Buf params = b.uniform("params", 0, ScalarType::U32, 4);
+    EXPECT_TRUE(silent(b.wrapped({b.if_(b.load(params, b.u32(0)) > b.u32(0), {b.barrier()})})));
+  }
+}
+
 TEST(Validate_Barriers, AnInvariantLoadUnderDivergentFlowStaysDivergentThroughALocal) {
   // The load is uniform, but the local it is assigned to under a lane-dependent `if` is not (G003).
   Builder b({64, 1, 1});
