@@ -6,7 +6,7 @@ set -eu
 packages="g++ cmake ninja-build pkgconf git ca-certificates
   libfmt-dev libgtest-dev librapidcheck-dev libz3-dev libcli11-dev nlohmann-json3-dev
   glslang-dev glslang-tools spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-tools
-  vulkan-validationlayers libbenchmark-dev python3 clang libclang-rt-14-dev"
+  vulkan-validationlayers libbenchmark-dev python3 python3-jsonschema clang libclang-rt-14-dev"
 if [ "${1:-}" = "--bench" ]; then
   packages="$packages oclgrind ocl-icd-opencl-dev python3-networkx"
 fi
