@@ -50,7 +50,7 @@ enum class Verdict : std::uint8_t { Ok, Match, Diverge, Refused, Invalid, Trap, 
 enum class MemoryCheck : std::uint8_t {
   Error,    ///< the run's verdict is `invalid oob` / `invalid uninit` (the default)
   Warning,  ///< a warning diagnostic; the verdict is unchanged
-  Defined,  ///< the defined behaviour of §3.4 (a load reads 0, a store does nothing), not reported
+  Defined,  ///< the defined behaviour (a load reads 0, a store does nothing), not reported
 };
 
 struct Expectation {

@@ -79,7 +79,7 @@ class SplitEvaluation {
     s.profile = profile.name;
     s.verdict = ir::Verdict::Invalid;
     s.detail = report_.reference_detail;
-    s.message = report_.schedule_dependent ? "the reference result depends on the schedule (a race)"
+    s.message = report_.schedule_dependent ? "the reference result depends on the schedule (R044)"
                                            : "the reference refused or could not run the case";
     return s;
   }
