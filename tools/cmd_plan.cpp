@@ -9,10 +9,10 @@
 // `gridcheck plan --waves N --dag "0>3,1>2" [--profile P] [--json]`: the megakernel barrier plan of
 // a wave DAG (docs/vyre-0.7.2.md §7.1) by the profile's `megakernel` planner itself: its barrier groups
 // in the planner's order and its global barrier count. `--json` prints exactly
-// `{"schema": "gridcheck/plan-dag/1", "groups": [[0,1],[3,2]], "global_barriers": 1}`. Edges are `BEFORE>AFTER`, separated by commas
-// or spaces; `--dag ""` (or no --dag) means no edges. The edge parser checks syntax only: a wave out
-// of range, a self edge or a cycle is the planner's error, printed as its diagnostic (S101-S105) with
-// exit 1. Exit 2 for a syntax error in --dag, an unknown profile, or a case file with --waves.
+// `{"schema": "gridcheck/plan-dag/1", "groups": [[0,1],[3,2]], "global_barriers": 1}` (docs/reports.md).
+// Edges are `BEFORE>AFTER`, separated by commas or spaces; `--dag ""` (or no --dag) means no edges.
+// The edge parser checks syntax only: a wave out of range, a self edge or a cycle is the planner's
+// error, printed as its diagnostic (S101-S105) with exit 1. Exit 2 for a syntax error in --dag, an unknown profile, or a case file with --waves.
 
 #include <fmt/format.h>
 
