@@ -136,19 +136,22 @@ def main():
             "r_recorded": words(recorded),
             "changed": recorded is not None and tuple(recorded) != tuple(now),
             "agree": AGREES[peer[0]](now[0], now[1]),
+            "agree_detector": AGREES[peer[0]](detector[0], detector[1]) if detector else None,
         })
 
     agree = sum(r["agree"] for r in rows)
+    agree_detector = None if args.recorded else sum(bool(r["agree_detector"]) for r in rows)
     if args.json:
-        print(json.dumps({"cases": rows, "agree": agree, "total": len(rows)}, indent=2))
+        print(json.dumps({"cases": rows, "agree": agree, "agree_detector": agree_detector, "total": len(rows)},
+                         indent=2))
         return 0
     width = max([len(r["case"]) for r in rows] + [4])
-    head = f"{'case':<{width}}  {'peer (errors)':<24}  {'R now':<16}"
+    head = f"{'case':<{width}}  {'peer (errors)':<24}  {'R now':<24}"
     if not args.recorded:
         head += f"  {'R detector alone':<16}"
     print(head + "  agree")
     for r in rows:
-        line = f"{r['case']:<{width}}  {r['peer'] + ' (' + str(r['peer_errors']) + ')':<24}  {r['r']:<16}"
+        line = f"{r['case']:<{width}}  {r['peer'] + ' (' + str(r['peer_errors']) + ')':<24}  {r['r']:<24}"
         if not args.recorded:
             line += f"  {r['r_detector']:<16}"
         line += "  " + ("yes" if r["agree"] else "no")
@@ -156,6 +159,8 @@ def main():
             line += f"  (recorded: {r['r_recorded']}; R changed since, re-record with gridcheck replay --update)"
         print(line)
     print(f"agreement: {agree} of {len(rows)} cases")
+    if agree_detector is not None:
+        print(f"agreement of the race detector alone (no second schedule): {agree_detector} of {len(rows)} cases")
     return 0
 
 
