@@ -20,7 +20,7 @@
 // Shadow memory: 6 bytes per element of every buffer the program writes (read-only buffers cannot
 // race and get none): a 32-bit tag (invocation interval + access kinds) and a 16-bit site. A tag
 // holds the accesses of ONE invocation; the rare element touched by a second invocation in one
-// grid phase moves to a pooled record of the full history (112 bytes). Because the engine runs
+// grid phase moves to a pooled record of the full history (120 bytes). Because the engine runs
 // workgroups one at a time between grid_syncs and numbers intervals in execution order, "ordered"
 // reduces to comparisons of interval numbers.
 //
