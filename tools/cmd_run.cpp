@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -42,6 +43,7 @@ struct RunArgs {
   std::string oob;                         ///< "", or a MemoryCheck name overriding the case's `oob` line
   std::string uninit;                      ///< likewise for `uninit`
   std::uint64_t fuel = 0;  ///< 0 = the interpreter's default
+  std::size_t max_print = 4096;  ///< elements printed per output buffer; 0 = all
   bool json = false;
   std::string split;                  ///< "", "cpu", "gpu" or "both": also run the split and compare with R
   std::vector<std::string> profiles;  ///< for --split
@@ -49,19 +51,24 @@ struct RunArgs {
   BackendArgs backend;                ///< device options for --split gpu
 };
 
-std::vector<std::uint32_t> words_of(const interp::Bytes& bytes) {
-  std::vector<std::uint32_t> w(bytes.size() / 4, 0);
+/// The first `limit` words of `bytes` (every word when limit is 0).
+std::vector<std::uint32_t> words_of(const interp::Bytes& bytes, std::size_t limit = 0) {
+  std::size_t n = bytes.size() / 4;
+  if (limit != 0) n = std::min(n, limit);
+  std::vector<std::uint32_t> w(n, 0);
   for (std::size_t i = 0; i < w.size(); ++i)
     for (int k = 0; k < 4; ++k) w[i] |= std::uint32_t{bytes[i * 4 + k]} << (8 * k);
   return w;
 }
 
-std::string typed_list(ir::ScalarType element, const std::vector<std::uint32_t>& words) {
+/// `words` as a value list; `omitted` more elements follow them in the buffer (--max-print).
+std::string typed_list(ir::ScalarType element, const std::vector<std::uint32_t>& words, std::size_t omitted = 0) {
   std::string s = "[";
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (i > 0) s += ", ";
     s += ir::text::format_value(element, words[i]);
   }
+  if (omitted != 0) s += fmt::format(", ... {} more (--max-print 0 prints every element)", omitted);
   return s + "]";
 }
 
@@ -157,9 +164,10 @@ void print_text(const ir::Case& c, const std::string& text, const RunArgs& args,
   std::printf("case %s: R, schedule %s, grid %s, fixpoint %u\n", c.name.c_str(), args.schedule.c_str(), grid.c_str(),
               c.fixpoint);
   for (const interp::OutputBuffer& o : r.outputs) {
-    const auto words = words_of(o.bytes);
-    std::printf("%s: %s[%zu] = %s\n", o.name.c_str(), std::string(ir::name_of(o.element)).c_str(), words.size(),
-                typed_list(o.element, words).c_str());
+    const std::size_t count = o.bytes.size() / 4;
+    const auto words = words_of(o.bytes, args.max_print);
+    std::printf("%s: %s[%zu] = %s\n", o.name.c_str(), std::string(ir::name_of(o.element)).c_str(), count,
+                typed_list(o.element, words, count - words.size()).c_str());
   }
   for (const interp::OobRecord& o : r.oob)
     std::printf("out of bounds: %s: %llu loads, %llu stores, %llu atomics; first: %s of element %llu by %s at %s\n",
@@ -196,7 +204,9 @@ nlohmann::json run_to_json(const ir::Case& c, const RunArgs& args, const interp:
   j["outputs"] = nlohmann::json::array();
   for (const interp::OutputBuffer& o : r.outputs) {
     nlohmann::json out = {{"name", o.name}, {"type", ir::name_of(o.element)}};
-    const auto words = words_of(o.bytes);
+    const auto words = words_of(o.bytes, args.max_print);
+    out["count"] = o.bytes.size() / 4;
+    out["truncated"] = words.size() < o.bytes.size() / 4;
     out["words"] = words;
     out["values"] = nlohmann::json::array();
     for (std::uint32_t w : words) out["values"].push_back(typed_json(o.element, w));
@@ -335,6 +345,9 @@ void register_run(CLI::App& root, int& exit_code) {
       ->check(CLI::IsMember({"error", "warning", "defined"}));
   cmd->add_option("--fuel", args->fuel, "instruction budget over all launches (default 2^32)");
   cmd->add_flag("--json", args->json, "print one JSON document (gridcheck/run/1: verdict, outputs, diagnostics, ...; with --split gridcheck/diff/1) to stdout");
+  cmd->add_option("--max-print", args->max_print,
+                  "elements printed per output buffer, text and JSON (default 4096; 0 = every element); expectations "
+                  "and hashes always use the whole buffer");
   cmd->add_option("--split", args->split,
                   "also run the host split on cpu (H-cpu), gpu (H-gpu) or both and compare with R byte for byte: "
                   "verdict match or diverge with the first differing buffer and byte (exit 1 on diverge)")
