@@ -35,9 +35,16 @@ class VulkanContext;
 
 class ResidentSession {
  public:
-  /// `ctx` and `compiler` must outlive the session.
+  /// `ctx` and `compiler` must outlive the session (kernels are kept by the session).
   ResidentSession(VulkanContext& ctx, GlslCompiler& compiler);
+  /// `ctx` and `kernels` (shared with other sessions and executors, on any threads) must outlive the
+  /// session. One session is used by one thread at a time.
+  ResidentSession(VulkanContext& ctx, KernelStore& kernels);
   ~ResidentSession();
+
+  /// Forgets every live buffer, staging copy and queued launch (never submitted), keeping the kernels and
+  /// the command batch's driver objects: the session is then as new, for the next run.
+  void clear();
 
   /// Creates or replaces the live buffer `name` with `bytes` (a host write; no submission).
   std::optional<planner::LaunchError> upload(std::string_view name, std::span<const std::uint8_t> bytes);
@@ -87,9 +94,8 @@ class ResidentSession {
   };
 
   VulkanContext& ctx_;
-  GlslCompiler& compiler_;
-  ValidationCache validations_;
-  KernelCache kernels_;
+  std::unique_ptr<KernelStore> owned_kernels_;
+  KernelStore& kernels_;
   std::map<std::string, Live, std::less<>> live_;
   CommandBatch batch_;
   std::vector<Queued> queued_;

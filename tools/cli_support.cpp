@@ -279,6 +279,9 @@ void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
       ->check(CLI::IsMember({"host", "resident", "both"}));
   cmd->add_flag("--validation", args.validation, "enable Vulkan validation and synchronization validation layers");
   cmd->add_option("--dump-glsl", args.dump_glsl, "write every lowered GLSL shader to this directory");
+  cmd->add_option("--pipeline-cache", args.pipeline_cache,
+                  "H-gpu's VkPipelineCache file directory, or off (default: $GRIDCHECK_PIPELINE_CACHE, else "
+                  "$XDG_CACHE_HOME/gridcheck, else ~/.cache/gridcheck; safe to delete)");
 }
 
 void add_planner_options(CLI::App* cmd, PlannerArgs& args) {
@@ -363,6 +366,8 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
     gpu_options.device = args.device;
     gpu_options.validation = args.validation;
     if (!args.dump_glsl.empty()) gpu_options.dump_glsl = args.dump_glsl;
+    if (args.pipeline_cache == "off") gpu_options.pipeline_cache = false;
+    else if (!args.pipeline_cache.empty()) gpu_options.pipeline_cache_dir = args.pipeline_cache;
     auto opened = props::GpuBackend::open(gpu_options);
     if (!opened) {
       std::fprintf(stderr, "gridcheck %s: cannot open a Vulkan device for H-gpu:\n%s", command,

@@ -105,6 +105,7 @@ struct BackendArgs {
   std::string mode = "both";  ///< H-gpu split mode: host, resident, or both (which must agree)
   bool validation = false;
   std::string dump_glsl;
+  std::string pipeline_cache;  ///< VkPipelineCache file directory, "off", or "" (the default, docs/gpu.md)
 };
 void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto);
 

@@ -259,6 +259,7 @@ int run_fuzz(const FuzzArgs& args) {
     for (const props::CampaignFailure& f : result.failures)
       std::fprintf(stderr, "  %-40s found after %6.1f s, %2zu statements  %s\n", f.signature.c_str(),
                    f.found_after_seconds, f.statements_after, f.file.c_str());
+    if (gpu) std::fprintf(stderr, "%s\n", gpu->stats_line().c_str());
     if (result.interrupted)
       std::fprintf(stderr, "state saved in %s; run the same command to resume (the cases in flight run again)\n",
                    options.out_dir.c_str());
