@@ -281,6 +281,13 @@ void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
   cmd->add_option("--dump-glsl", args.dump_glsl, "write every lowered GLSL shader to this directory");
 }
 
+void add_same_value_writes_option(CLI::App* cmd, std::string& value) {
+  cmd->add_option("--same-value-writes", value,
+                  "two unordered plain writes of the value the element already gets: ok (default, as Oclgrind) or "
+                  "race")
+      ->check(CLI::IsMember({"ok", "race"}));
+}
+
 void add_planner_options(CLI::App* cmd, PlannerArgs& args) {
   cmd->add_option("--planner-cmd", args.command,
                   "run plans from an external planner: CMD (run by /bin/sh -c) speaks gridcheck-plan/1 on "

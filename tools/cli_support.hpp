@@ -94,6 +94,10 @@ void add_planner_options(CLI::App* cmd, PlannerArgs& args);
 /// cannot be started or speaks another protocol (S300-S304). Without --planner-cmd: true, nothing done.
 bool apply_planner(const PlannerArgs& args, std::vector<std::string>& profile_names, const char* command);
 
+/// `--same-value-writes ok|race` (docs/semantics.md §3.6), the same on every command that gives R's
+/// verdict; `value` keeps "ok" (the default) or "race".
+void add_same_value_writes_option(CLI::App* cmd, std::string& value);
+
 /// "u32[4] = [1, 2, 3, 4]" (long buffers are elided in the middle).
 std::string format_buffer(ir::ScalarType element, const std::vector<std::uint8_t>& bytes, std::size_t max_values = 32);
 

@@ -24,6 +24,7 @@ struct DiffArgs {
   BackendArgs backend;
   PlannerArgs planner;
   ReportArgs reports;  ///< --sarif, --github (docs/reports.md)
+  std::string same_value_writes = "ok";
 };
 
 int run_diff(const DiffArgs& args) {
@@ -32,6 +33,7 @@ int run_diff(const DiffArgs& args) {
   const auto loaded = load_case(args.file, /*quiet=*/false, &problems);
   if (!loaded) return report_unloadable_case(args.file, problems, args.json, &args.reports);
   props::OracleOptions options;
+  options.same_value_writes_race = args.same_value_writes == "race";
   std::string error;
   std::vector<std::string> profiles = args.profiles;
   if (!apply_planner(args.planner, profiles, "diff")) return kExitBadInput;
@@ -59,6 +61,7 @@ void register_diff(CLI::App& root, int& exit_code) {
                               planner::default_profile().name));
   CLI::Option* json = cmd->add_flag("--json", args->json, "print one JSON document (gridcheck/diff/1) to stdout");
   add_report_options(cmd, args->reports)->excludes(json);
+  add_same_value_writes_option(cmd, args->same_value_writes);
   add_backend_options(cmd, args->backend, /*allow_auto=*/false);
   add_planner_options(cmd, args->planner);
   cmd->callback([args, &exit_code] { exit_code = run_diff(*args); });

@@ -47,6 +47,7 @@ struct ReplayArgs {
   BackendArgs backend{"auto"};
   PlannerArgs planner;
   ReportArgs reports;
+  std::string same_value_writes = "ok";
 };
 
 struct CaseOutcome {
@@ -106,6 +107,7 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
   ir::Case c = std::move(parsed).value();
   outcome.name = c.name;
   props::OracleOptions options;
+  options.same_value_writes_race = args.same_value_writes == "race";
   if (args.profiles.empty()) {
     options.profiles = profiles_of_case(c);
   } else {
@@ -252,6 +254,7 @@ void register_replay(CLI::App& root, int& exit_code) {
   cmd->add_flag("--update", args->update,
                 "record the current verdicts and R outputs into each case instead of checking them");
   cmd->add_flag("-q,--quiet", args->quiet, "print only failing cases and the summary");
+  add_same_value_writes_option(cmd, args->same_value_writes);
   add_backend_options(cmd, args->backend, /*allow_auto=*/true);
   add_planner_options(cmd, args->planner);
   cmd->callback([args, &exit_code] { exit_code = run_replay(*args); });

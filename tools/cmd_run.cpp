@@ -331,10 +331,7 @@ void register_run(CLI::App& root, int& exit_code) {
   cmd->add_flag("--races", args->races_flag, "check races (the default; kept for scripts)");
   cmd->add_flag("!--no-races", args->races,
                 "skip the race detector and the second schedule (one run under --schedule)");
-  cmd->add_option("--same-value-writes", args->same_value_writes,
-                  "two unordered plain writes of the value the element already gets: ok (default, as Oclgrind) or "
-                  "race")
-      ->check(CLI::IsMember({"ok", "race"}));
+  add_same_value_writes_option(cmd, args->same_value_writes);
   cmd->add_option("--oob", args->oob,
                   "out-of-bounds accesses: error (verdict invalid oob), warning or defined; default: the case's "
                   "`oob` line, else error")

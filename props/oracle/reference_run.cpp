@@ -9,6 +9,7 @@ namespace gridcheck::props {
 interp::RunOptions reference_run_options(const ir::Case& c, const OracleOptions& options) {
   interp::RunOptions o;
   o.fuel = options.fuel;
+  o.same_value_writes_race = options.same_value_writes_race;
   o.file = c.file;
   return o;
 }

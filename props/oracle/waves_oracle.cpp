@@ -104,6 +104,7 @@ class FusionJudge {
     interp::RunOptions o;
     o.fuel = options_.fuel;
     o.detect_races = races;
+    o.same_value_writes_race = options_.same_value_writes_race;
     o.file = dag_.base.file;
     o.oob = dag_.base.oob;
     o.uninit = dag_.base.uninit;
