@@ -33,8 +33,8 @@ struct OracleOptions {
   std::string gpu_name = "H-gpu";
   bool detect_races = true;                        ///< R with the race detector
   bool check_schedules = true;                     ///< a second R run, reversed schedule
-  /// Two unordered plain writes of the value the element already gets are a race (docs/semantics.md
-  /// §3.6); false (the default) tolerates them, as Oclgrind does.
+  /// Two unordered plain writes of the value the element already gets are a race
+  /// (docs/semantics.md §3.6); false (the default) tolerates them, as Oclgrind does.
   bool same_value_writes_race = false;
   std::uint64_t fuel = std::uint64_t{1} << 28;
   bool locate_first_divergence = true;             ///< on a mismatch, re-run with observers
