@@ -42,7 +42,7 @@ namespace gridcheck::gpu {
 
 /// A deliberate lowering bug, for tests only: it makes H-gpu diverge from R while H-cpu agrees, so
 /// that the GPU-only paths (`reduce --backend gpu`, blame "lowering/driver") can be tested without a
-/// buggy driver. Reached from the CLI only through $GRIDCHECK_TEST_GPU_FAULT (docs/gpu.md#test-fault).
+/// buggy driver. Reached from the CLI only through $GRIDCHECK_TEST_GPU_FAULT (docs/reduce.md#test-fault).
 enum class LoweringFault : std::uint8_t {
   None,
   /// A `store` whose value is a bitwise xor (`buf[i] = a ^ b`, any type) stores that value plus one.
