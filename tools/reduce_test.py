@@ -14,6 +14,8 @@ interesting_braces_and_output          CMD with {} and --interesting-output: the
 interesting_not_found                  a missing command: exit 2, status 127
 interesting_original_not_interesting   CMD exits 1 on the original: exit 2 with the status
 interesting_timeout                    CMD hangs: exit 2 after --interesting-timeout, well before the hang ends
+interesting_timeout_during_reduction   CMD hangs on one candidate only (the grid halved): that candidate is
+                                       killed at the timeout and counts as not interesting; reduction goes on
 """
 
 import os
@@ -162,11 +164,27 @@ def interesting_timeout():
     check(seconds < 10, f"the timeout of 1 s took {seconds:.1f} s")
 
 
+def interesting_timeout_during_reduction():
+    # The first candidate halves the grid (2 -> 1); the command hangs on it and on nothing else.
+    script = write_script("hangs_on_grid_1.sh", "#!/bin/sh\nif grep -q '^grid 1 1 1' \"$1\"; then sleep 30; fi\nexit 0\n")
+    small = out_path("timeout_small.gc")
+    p, seconds = gridcheck("reduce", "--interesting", f"sh {script}", "--interesting-timeout", "0.5",
+                           "--max-attempts", "3", XOR_CASE, "-o", small)
+    check(p.returncode == 0, report(p, "reduce with a hanging candidate"))
+    if p.returncode != 0:
+        return
+    text = open(small).read()
+    check(re.search(r"^grid 2 1 1$", text, re.M) is not None, "the candidate that timed out was kept:\n" + text)
+    check(re.search(r"^workgroup_size [12] 1 1$", text, re.M) is not None, "reduction stopped at the timeout:\n" + text)
+    check(0.5 <= seconds < 10, f"one timeout of 0.5 s, took {seconds:.1f} s")
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     tests = {f.__name__: f for f in [gpu_only_divergence_shrinks, gpu_twin_nothing_to_reduce, gpu_needs_the_fault,
                                      interesting_script_shrinks, interesting_braces_and_output, interesting_not_found,
-                                     interesting_original_not_interesting, interesting_timeout]}
+                                     interesting_original_not_interesting, interesting_timeout,
+                                     interesting_timeout_during_reduction]}
     if TEST not in tests:
         print(f"unknown test {TEST}; one of {', '.join(tests)}")
         return 2
