@@ -41,6 +41,47 @@ bool write_all(int fd, std::string_view text) {
   return true;
 }
 
+// While a command runs, SIGINT, SIGTERM and SIGHUP kill its process group first (it is not in the
+// terminal's foreground group, so a Ctrl-C would otherwise leave it running), then take their
+// previous course: the previous handler, or the default action re-raised.
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP};
+volatile sig_atomic_t g_running_group = 0;
+struct sigaction g_previous[3];
+
+void kill_group_then_continue(int sig) {
+  const pid_t group = static_cast<pid_t>(g_running_group);
+  if (group > 0) ::kill(-group, SIGKILL);
+  for (int i = 0; i < 3; ++i) {
+    if (kForwarded[i] != sig) continue;
+    const struct sigaction& previous = g_previous[i];
+    if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+      previous.sa_handler(sig);
+      return;
+    }
+    if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler == SIG_IGN) return;
+    ::sigaction(sig, &previous, nullptr);
+    ::raise(sig);
+  }
+}
+
+/// Installs kill_group_then_continue for the life of one call; restores the previous handlers.
+class ForwardSignals {
+ public:
+  explicit ForwardSignals(pid_t group) {
+    g_running_group = static_cast<sig_atomic_t>(group);
+    struct sigaction action = {};
+    action.sa_handler = kill_group_then_continue;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < 3; ++i) ::sigaction(kForwarded[i], &action, &g_previous[i]);
+  }
+  ~ForwardSignals() {
+    for (int i = 0; i < 3; ++i) ::sigaction(kForwarded[i], &g_previous[i], nullptr);
+    g_running_group = 0;
+  }
+  ForwardSignals(const ForwardSignals&) = delete;
+  ForwardSignals& operator=(const ForwardSignals&) = delete;
+};
+
 std::string seconds_text(std::chrono::milliseconds ms) {
   return ms.count() % 1000 == 0 ? fmt::format("{} s", ms.count() / 1000) : fmt::format("{} ms", ms.count());
 }
@@ -101,6 +142,7 @@ InterestingCall InterestingCommand::run(const std::string& path) {
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   }
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);  // nothing of ours but stdin, stdout, stderr
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, defaults;
@@ -122,6 +164,7 @@ InterestingCall InterestingCommand::run(const std::string& path) {
     call.detail = fmt::format("/bin/sh cannot be started: {}", std::strerror(spawned));
     return call;
   }
+  const ForwardSignals forward(pid);
   // Poll for the exit: short sleeps first (most tests finish in milliseconds), then 10 ms.
   const Clock::time_point deadline = Clock::now() + options_.timeout;
   std::chrono::microseconds nap{100};

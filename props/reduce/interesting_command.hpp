@@ -7,7 +7,11 @@
 // shell's first positional parameter and is never pasted into the command text. Exit status 0 means
 // interesting; any other status, a signal, or running past the timeout means not interesting. The
 // command runs in its own process group (a timeout kills the whole group), with stdin from
-// /dev/null and stdout/stderr discarded unless `show_output` (then both go to our stderr).
+// /dev/null, stdout/stderr discarded unless `show_output` (then both go to our stderr), and no other
+// descriptor of this process inherited. While it
+// runs, a SIGINT, SIGTERM or SIGHUP to this process kills the command's group first and then takes
+// its previous course (handler or default action), so an interrupted reduce leaves nothing running.
+// One call at a time per process (the signal forwarding is process-wide).
 // Errors are never thrown; a command that cannot be started is a CannotRun call.
 
 #include <chrono>

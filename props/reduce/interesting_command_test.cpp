@@ -6,6 +6,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
+#include <signal.h>
+#include <unistd.h>
 
 namespace gridcheck::props {
 namespace {
@@ -68,6 +72,49 @@ TEST(Props_InterestingCommand, AHangingCommandIsKilledAtTheTimeout) {
   EXPECT_EQ(call.status, InterestingStatus::TimedOut);
   EXPECT_EQ(call.detail, "timed out after 300 ms");
   EXPECT_LT(took, 5s);
+}
+
+bool process_gone(pid_t pid) {
+  // Gone, or a zombie nobody reaped yet (a container's pid 1 may not reap).
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const std::size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+TEST(Props_InterestingCommandDeathTest, SigtermWhileACommandRunsKillsItsGroupToo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::filesystem::path pid_file = std::filesystem::temp_directory_path() / "gridcheck-interesting-pid";
+  std::filesystem::remove(pid_file);
+  // Without the forwarding the sleeper would live its 30 s (and hold the death test's pipe that long).
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EXIT(
+      {
+        std::thread([] {
+          std::this_thread::sleep_for(300ms);
+          ::kill(::getpid(), SIGTERM);
+        }).detach();
+        run("echo $$ > " + pid_file.string() + "; exec sleep 30 #", "x\n", 20000ms);
+      },
+      testing::KilledBySignal(SIGTERM), "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  std::ifstream in(pid_file);
+  pid_t sleeper = 0;
+  ASSERT_TRUE(in >> sleeper);
+  for (int i = 0; i < 100 && !process_gone(sleeper); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(process_gone(sleeper)) << "the command's process " << sleeper << " outlived the interrupted reduce";
+  std::filesystem::remove(pid_file);
+}
+
+TEST(Props_InterestingCommand, TheCommandInheritsNoDescriptorButTheStandardThree) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);  // not close-on-exec
+  const std::string probe = "test ! -e /dev/fd/" + std::to_string(fds[1]) + " #";
+  const InterestingCall call = run(probe);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_EQ(call.status, InterestingStatus::Interesting) << call.detail;
 }
 
 TEST(Props_InterestingCommand, ASignalIsNotInteresting) {
