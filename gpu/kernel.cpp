@@ -122,6 +122,7 @@ ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, Va
   LoweringOptions lo;
   lo.workgroup_size = options.workgroup_override;
   lo.label = options.label;
+  lo.fault = options.fault;
   ir::Result<LoweredShader> shader = lower_to_glsl(program, *types, lo);
   if (!shader) return shader.diagnostics();
   if (options.dump_dir) dump(*options.dump_dir, options.label, shader->glsl);
@@ -150,7 +151,7 @@ ir::Result<std::shared_ptr<const Kernel>> KernelCache::get(VulkanContext& ctx, G
   for (auto it = first; it != last; ++it) {
     const Entry& e = it->second;
     if (e.validate == options.validate && e.workgroup_override == options.workgroup_override && e.label == options.label &&
-        ir::structurally_equal(e.program, program)) {
+        e.fault == options.fault && ir::structurally_equal(e.program, program)) {
       ++hits_;
       return e.kernel;
     }
@@ -158,7 +159,7 @@ ir::Result<std::shared_ptr<const Kernel>> KernelCache::get(VulkanContext& ctx, G
   ir::Result<std::shared_ptr<const Kernel>> kernel = prepare();
   if (!kernel || !(*kernel)->shader.trap_sites.empty()) return kernel;
   if (entries_.size() >= capacity_) entries_.clear();
-  entries_.emplace(key, Entry{program, options.workgroup_override, options.label, options.validate, *kernel});
+  entries_.emplace(key, Entry{program, options.workgroup_override, options.label, options.validate, options.fault, *kernel});
   return kernel;
 }
 

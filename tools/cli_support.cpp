@@ -370,6 +370,21 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
     gpu_options.device = args.device;
     gpu_options.validation = args.validation;
     if (!args.dump_glsl.empty()) gpu_options.dump_glsl = args.dump_glsl;
+    // The test hook (docs/gpu.md#test-fault): a deliberate lowering bug, announced on every use.
+    if (const char* fault = std::getenv("GRIDCHECK_TEST_GPU_FAULT"); fault != nullptr && *fault != '\0') {
+      const std::optional<gpu::LoweringFault> named = gpu::lowering_fault_named(fault);
+      if (!named) {
+        std::fprintf(stderr,
+                     "gridcheck %s: GRIDCHECK_TEST_GPU_FAULT=%s names no test fault (none, store-xor-plus-one)\n",
+                     command, fault);
+        return false;
+      }
+      gpu_options.lowering_fault = *named;
+      if (*named != gpu::LoweringFault::None)
+        std::fprintf(stderr,
+                     "gridcheck %s: GRIDCHECK_TEST_GPU_FAULT=%s: H-gpu's lowering is deliberately wrong (a test hook)\n",
+                     command, fault);
+    }
     auto opened = props::GpuBackend::open(gpu_options);
     if (!opened) {
       std::fprintf(stderr, "gridcheck %s: cannot open a Vulkan device for H-gpu:\n%s", command,

@@ -1,5 +1,6 @@
 #include "props/oracle/gpu_backend.hpp"
 
+#include "gpu/compute_pipeline.hpp"
 #include "gpu/resident_session.hpp"
 #include "gpu/resident_split.hpp"
 #include "gpu/vulkan_context.hpp"
@@ -19,6 +20,8 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   backend->executor_ = std::make_unique<gpu::VulkanExecutor>(*backend->context_);
   backend->executor_->set_dump_dir(options.dump_glsl);
   backend->dump_glsl_ = options.dump_glsl;
+  backend->executor_->set_lowering_fault(options.lowering_fault);
+  backend->lowering_fault_ = options.lowering_fault;
   return backend;
 }
 
@@ -38,6 +41,7 @@ GpuSplitRunner GpuBackend::resident_runner() {
                 const planner::RunConfig& config) {
     gpu::ResidentSession session(*context_, executor_->compiler());
     session.set_dump_dir(dump_glsl_);
+    session.set_lowering_fault(lowering_fault_);
     std::vector<planner::Bytes> outputs;
     planner::SplitRun run = gpu::run_split_resident(profile, program, inputs, config, session, outputs);
     if (run.ok()) run.outputs = std::move(outputs);
@@ -53,6 +57,15 @@ void GpuBackend::attach(OracleOptions& options) {
 
 std::string GpuBackend::device_name() const { return context_->info().name; }
 gpu::VulkanContext& GpuBackend::context() { return *context_; }
+GpuBackend::CacheStats GpuBackend::cache_stats() {
+  CacheStats stats;
+  stats.compiles = executor_->compiler().compiles();
+  stats.compile_hits = executor_->compiler().hits();
+  stats.pipelines = context_->pipelines().misses();
+  stats.pipeline_hits = context_->pipelines().hits();
+  return stats;
+}
+
 std::size_t GpuBackend::validation_messages() const { return context_->validation_log().count(); }
 
 }  // namespace gridcheck::props

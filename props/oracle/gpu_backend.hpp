@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "gpu/glsl_lowering.hpp"
 #include "ir/diagnostic.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/expectations.hpp"
@@ -24,6 +25,9 @@ struct GpuBackendOptions {
   std::string device;                           ///< index or name ("" = first discrete GPU, else lavapipe)
   bool validation = false;                      ///< validation layers + synchronization validation
   std::optional<std::filesystem::path> dump_glsl;  ///< also write every lowered shader there
+  /// A deliberate lowering bug in both modes, tests only (gpu/glsl_lowering.hpp LoweringFault; the CLI
+  /// reads it from $GRIDCHECK_TEST_GPU_FAULT).
+  gpu::LoweringFault lowering_fault = gpu::LoweringFault::None;
 };
 
 class GpuBackend {
@@ -44,11 +48,22 @@ class GpuBackend {
   /// Validation messages recorded so far (0 without validation).
   std::size_t validation_messages() const;
 
+  /// What the process-wide caches did so far (both modes share them): GLSL texts compiled to SPIR-V
+  /// and compile-cache hits, pipelines created and pipeline-cache hits.
+  struct CacheStats {
+    std::uint64_t compiles = 0;
+    std::uint64_t compile_hits = 0;
+    std::uint64_t pipelines = 0;
+    std::uint64_t pipeline_hits = 0;
+  };
+  CacheStats cache_stats();
+
  private:
   GpuBackend() = default;
   std::unique_ptr<gpu::VulkanContext> context_;
   std::unique_ptr<gpu::VulkanExecutor> executor_;
   std::optional<std::filesystem::path> dump_glsl_;
+  gpu::LoweringFault lowering_fault_ = gpu::LoweringFault::None;
 };
 
 }  // namespace gridcheck::props
