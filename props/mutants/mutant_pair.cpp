@@ -16,7 +16,7 @@ PairReport evaluate_pair(const ir::Case& c, const planner::Profile& base, const 
                          std::uint64_t fuel) {
   OracleOptions options;
   options.profiles = {&base, &mutant};
-  options.fuel = fuel;
+  options.limits.fuel = fuel;
   options.locate_first_divergence = false;
   const CaseReport both = evaluate_case(c, options);
   PairReport pair;

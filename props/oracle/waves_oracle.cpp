@@ -102,7 +102,8 @@ class FusionJudge {
  private:
   interp::RunOptions run_options(bool races) const {
     interp::RunOptions o;
-    o.fuel = options_.fuel;
+    o.limits = options_.limits;
+    o.deadline = options_.deadline;
     o.detect_races = races;
     o.file = dag_.base.file;
     o.oob = dag_.base.oob;
