@@ -22,8 +22,13 @@
 
 namespace gridcheck::ir {
 
-/// One step budget for every command: 2^28 instructions, a few seconds of an endless loop.
+/// The step budget of a case a person gives (run, diff, replay): 2^28 instructions, a few seconds of
+/// an endless loop. Commands that run thousands of candidate cases, some of them reduced into huge
+/// loops, use smaller budgets unless --fuel sets one: reduce and mutants kCandidateFuel, fuzz
+/// campaigns kCampaignFuel (docs/semantics.md §3.9).
 inline constexpr std::uint64_t kDefaultFuel = std::uint64_t{1} << 28;
+inline constexpr std::uint64_t kCandidateFuel = std::uint64_t{1} << 24;
+inline constexpr std::uint64_t kCampaignFuel = std::uint64_t{1} << 21;
 
 /// The smaller of 4 GiB and half of the machine's physical memory (4 GiB when it cannot be read).
 std::uint64_t default_max_memory();

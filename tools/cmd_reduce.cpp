@@ -28,6 +28,7 @@ struct ReduceArgs {
   PlannerArgs planner;
   std::uint32_t max_attempts = 20000;
   bool quiet = false;
+  LimitArgs limits;  ///< --max-memory, --fuel (default ir::kCandidateFuel), --timeout per candidate
 };
 
 /// What must not change while reducing: R's verdict and each split's verdict and detail.
@@ -49,7 +50,7 @@ int run_reduce(const ReduceArgs& args) {
   if (!loaded) return kExitBadInput;
   props::OracleOptions options;
   options.locate_first_divergence = false;
-  options.fuel = std::uint64_t{1} << 24;
+  options.limits = to_limits(args.limits, ir::kCandidateFuel);
   std::string error;
   std::vector<std::string> profiles = args.profiles;
   if (!apply_planner(args.planner, profiles, "reduce")) return kExitBadInput;
@@ -118,6 +119,7 @@ void register_reduce(CLI::App& root, int& exit_code) {
   add_planner_options(cmd, args->planner);
   cmd->add_option("--max-attempts", args->max_attempts, "oracle runs before giving up (default 20000)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
+  add_limit_options(cmd, args->limits, ir::kCandidateFuel);
   cmd->callback([args, &exit_code] { exit_code = run_reduce(*args); });
 }
 

@@ -39,10 +39,6 @@ struct CampaignTarget {
   bool keep_meta = false;
 };
 
-/// A campaign's step budget per case unless --fuel sets one: generated cases need few steps, and
-/// shrinking can create huge loops, so it is smaller than ir::kDefaultFuel (docs/semantics.md §3.9).
-inline constexpr std::uint64_t kCampaignFuel = std::uint64_t{1} << 21;
-
 struct CampaignOptions {
   double seconds = 10;             ///< wall-clock budget (0 = until max_cases)
   std::uint64_t max_cases = 0;     ///< 0 = unlimited
@@ -53,7 +49,7 @@ struct CampaignOptions {
   /// (a loop bound replaced by one of its operands), so campaigns use a small instruction budget.
   OracleOptions oracle = [] {
     OracleOptions o;
-    o.limits.fuel = kCampaignFuel;
+    o.limits.fuel = ir::kCampaignFuel;
     return o;
   }();
   unsigned jobs = 1;               ///< worker threads (H-gpu runs force 1)
