@@ -313,7 +313,8 @@ void add_limit_options(CLI::App* cmd, LimitArgs& args, std::uint64_t default_fue
             std::string error;
             return ir::parse_byte_size(text, error) ? std::string() : error;
           },
-          "SIZE"));
+          ""))
+      ->type_name("SIZE");
   cmd->add_option("--fuel", args.fuel,
                   fmt::format("instructions per dispatch (R over all fixpoint launches; each split launch) (default "
                               "2^{}{}); beyond it: R021 at the statement where the run stopped, verdict invalid limit",
