@@ -25,6 +25,10 @@ inline void write_word(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4)
 constexpr const char* kTrapCode = "R020";
 constexpr const char* kOutOfFuelCode = "R021";
 constexpr const char* kTimeoutCode = "R022";
+
+/// The fuel an invocation's start or resumption costs on top of its instructions, so that the step
+/// budget bounds a huge grid of short invocations too (docs/semantics.md §3.9).
+constexpr std::int64_t kInvocationSwitchSteps = 4;
 constexpr const char* kDivergenceCode = "R030";
 
 std::string_view u32_use_text(U32Use use) {
@@ -337,8 +341,10 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 // The execution loop: runs every ready invocation of the workgroup in schedule order until it
 // blocks, switching invocations without leaving the loop (only the frame and pc change).
 // Direct-threaded dispatch (GCC computed goto), one small handler per opcode.
-// Every instruction costs one unit of fuel; the budget is checked where a run can go on for ever —
-// at each loop back-edge and when an invocation starts — so straight-line code pays no branch for it.
+// Every instruction costs one unit of fuel, and starting or resuming an invocation
+// kInvocationSwitchSteps (so a huge grid of short invocations is bounded in time as a long loop is);
+// the budget is checked where a run can go on for ever — at each loop back-edge and when an
+// invocation starts — so straight-line code pays no branch for it.
 // Handlers are listed in the order of enum Op.
 template <bool kObserved>
 bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity) {
@@ -397,6 +403,7 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
   if (status_[slot] != Status::Ready) continue;
   r = frame(slot);
   pc = pc_[slot];
+  fuel -= kInvocationSwitchSteps;  // starting or resuming an invocation costs about this many instructions
   if (fuel <= 0) goto no_fuel;
   GC_DISPATCH();
 
