@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -308,6 +309,54 @@ void add_planner_options(CLI::App* cmd, PlannerArgs& args) {
           ""));
 }
 
+void add_limit_options(CLI::App* cmd, LimitArgs& args, std::uint64_t default_fuel) {
+  cmd->add_option("--max-memory", args.max_memory,
+                  fmt::format("memory a case may use: inputs, R's buffers and race shadow, the split's copies, "
+                              "outputs (bytes, or with K, M, G, T; default the smaller of 4 GiB and half the "
+                              "physical memory, here {}); beyond it: R023/R013, verdict invalid limit, exit 2",
+                              ir::format_bytes(ir::default_max_memory())))
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            std::string error;
+            return ir::parse_byte_size(text, error) ? std::string() : error;
+          },
+          ""))
+      ->type_name("SIZE");
+  cmd->add_option("--fuel", args.fuel,
+                  fmt::format("instructions per dispatch (R over all fixpoint launches; each split launch) (default "
+                              "2^{}{}); beyond it: R021 at the statement where the run stopped, verdict invalid limit",
+                              std::countr_zero(default_fuel),
+                              default_fuel == ir::kDefaultFuel ? ", a few seconds" : " per candidate case"))
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // check_numeric_options has made it a whole number >= 0.
+            return text == "0" ? std::string("0 is not a budget: at least 1 instruction") : std::string();
+          },
+          ""));
+  cmd->add_option("--timeout", args.timeout_seconds,
+                  "wall-clock seconds per case, checked in the interpreter's loop and at each split launch (default "
+                  "60; 0 = none); beyond it: R022, verdict invalid limit")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            constexpr double kMaxSeconds = 1e6;
+            const double seconds = std::strtod(text.c_str(), nullptr);
+            return seconds <= kMaxSeconds ? std::string()
+                                          : fmt::format("{} is out of range (at most {:.0f} seconds)", text, kMaxSeconds);
+          },
+          ""));
+}
+
+ir::ResourceLimits to_limits(const LimitArgs& args, std::uint64_t default_fuel) {
+  ir::ResourceLimits limits;
+  if (!args.max_memory.empty()) {
+    std::string error;
+    if (const auto bytes = ir::parse_byte_size(args.max_memory, error)) limits.max_memory = *bytes;
+  }
+  limits.fuel = args.fuel != 0 ? args.fuel : default_fuel;
+  limits.timeout_seconds = args.timeout_seconds;
+  return limits;
+}
+
 namespace {
 
 std::shared_ptr<planner::PlannerProcess>& external_process() {
@@ -531,6 +580,8 @@ int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, 
   const props::CaseReport report = props::evaluate_case(loaded.test_case, options);
   int code = kExitOk;
   if (report.reference_verdict == ir::Verdict::Invalid) code = kExitBadInput;
+  for (const props::OracleOutcome& s : report.outcomes)  // a split launch past a resource limit
+    if (s.verdict == ir::Verdict::Invalid && s.detail == "limit") code = kExitBadInput;
   for (const props::OracleOutcome& s : report.outcomes)
     if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) code = kExitMismatch;
   const ir::Diagnostics& diagnostics = report.reference.diagnostics;

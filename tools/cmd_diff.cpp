@@ -25,6 +25,7 @@ struct DiffArgs {
   PlannerArgs planner;
   ReportArgs reports;  ///< --sarif, --github (docs/reports.md)
   std::string same_value_writes = "ok";
+  LimitArgs limits;    ///< --max-memory, --fuel, --timeout
 };
 
 int run_diff(const DiffArgs& args) {
@@ -34,6 +35,7 @@ int run_diff(const DiffArgs& args) {
   if (!loaded) return report_unloadable_case(args.file, problems, args.json, &args.reports);
   props::OracleOptions options;
   options.same_value_writes_race = args.same_value_writes == "race";
+  options.limits = to_limits(args.limits);
   std::string error;
   std::vector<std::string> profiles = args.profiles;
   if (!apply_planner(args.planner, profiles, "diff")) return kExitBadInput;
@@ -54,7 +56,8 @@ void register_diff(CLI::App& root, int& exit_code) {
       "diff",
       "Compare one case under R (true grid sync) and the split (H-cpu, H-gpu) byte for byte and print the first "
       "divergence: segment, buffer, byte, element, both values and the invocation that last wrote it in R. Exit 0 "
-      "when every split matches, 1 on a divergence, 2 on bad input.");
+      "when every split matches, 1 on a divergence, 2 on bad input or a resource limit (--max-memory, --fuel, "
+      "--timeout: verdict invalid limit).");
   cmd->add_option("file", args->file, "case file (.gc)")->required();
   cmd->add_option("--profile", args->profiles,
                   fmt::format("planner profile(s) to compare: a name, or `all` for every registered one (default: {})",
@@ -64,6 +67,7 @@ void register_diff(CLI::App& root, int& exit_code) {
   add_same_value_writes_option(cmd, args->same_value_writes);
   add_backend_options(cmd, args->backend, /*allow_auto=*/false);
   add_planner_options(cmd, args->planner);
+  add_limit_options(cmd, args->limits);
   cmd->callback([args, &exit_code] { exit_code = run_diff(*args); });
 }
 

@@ -42,6 +42,7 @@ struct ReduceArgs {
   bool interesting_output = false;
   std::uint32_t max_attempts = 20000;
   bool quiet = false;
+  LimitArgs limits;  ///< --max-memory, --fuel (default ir::kCandidateFuel), --timeout per candidate
 };
 
 /// A candidate as the --interesting command sees it: the case without the original's expectations
@@ -73,7 +74,7 @@ int run_reduce(const ReduceArgs& args) {
   if (!loaded) return kExitBadInput;
   props::OracleOptions options;
   options.locate_first_divergence = false;
-  options.fuel = std::uint64_t{1} << 24;
+  options.limits = to_limits(args.limits, ir::kCandidateFuel);
   std::string error;
   std::vector<std::string> profiles = args.profiles;
   if (!apply_planner(args.planner, profiles, "reduce")) return kExitBadInput;
@@ -231,6 +232,7 @@ void register_reduce(CLI::App& root, int& exit_code) {
       ->needs(interesting);
   cmd->add_option("--max-attempts", args->max_attempts, "oracle runs before giving up (default 20000)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
+  add_limit_options(cmd, args->limits, ir::kCandidateFuel);
   cmd->callback([args, &exit_code] { exit_code = run_reduce(*args); });
 }
 

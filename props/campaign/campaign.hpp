@@ -49,7 +49,7 @@ struct CampaignOptions {
   /// (a loop bound replaced by one of its operands), so campaigns use a small instruction budget.
   OracleOptions oracle = [] {
     OracleOptions o;
-    o.fuel = std::uint64_t{1} << 21;
+    o.limits.fuel = ir::kCampaignFuel;
     return o;
   }();
   unsigned jobs = 1;               ///< worker threads (H-gpu runs force 1)

@@ -7,6 +7,7 @@
 #include "ir/abi.hpp"
 #include "ir/equality.hpp"
 #include "ir/grid_inference.hpp"
+#include "ir/resource_limits.hpp"
 
 namespace gridcheck::props {
 namespace {
@@ -35,8 +36,13 @@ LaunchError from_run(const interp::RunResult& r) {
       if (r.trap) e.invocation = r.trap->invocation.global;
       return e;
     }
-    case interp::RunStatus::OutOfFuel:
-      return error(LaunchErrorKind::OutOfFuel, fmt::format("out of fuel after {} steps", r.steps));
+    case interp::RunStatus::OutOfFuel: {  // the step budget (R021) or the case's deadline (R022)
+      const ir::Diagnostic* d = r.diagnostics.empty() ? nullptr : &*r.diagnostics.begin();
+      return error(LaunchErrorKind::OutOfFuel,
+                   d != nullptr ? fmt::format("{} [{}]", d->message, d->code)
+                                : fmt::format("out of fuel after {} steps", r.steps),
+                   d != nullptr ? d->loc : ir::SourceLoc{});
+    }
     case interp::RunStatus::Divergence:
       return error(LaunchErrorKind::Divergence, r.divergence ? r.divergence->message : "barrier divergence",
                    r.divergence ? r.divergence->first_site.loc : ir::SourceLoc{});
@@ -48,7 +54,7 @@ LaunchError from_run(const interp::RunResult& r) {
     case interp::RunStatus::Nondeterministic:  // one schedule per launch
     case interp::RunStatus::Invalid: {
       const bool resource = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
-                                        [](const ir::Diagnostic& d) { return d.code.rfind("R01", 0) == 0; });
+                                        [](const ir::Diagnostic& d) { return ir::is_limit_code(d.code); });
       return error(resource ? LaunchErrorKind::Resource : LaunchErrorKind::InvalidProgram,
                    first_message(r.diagnostics, "the launched program was refused"));
     }

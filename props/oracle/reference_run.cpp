@@ -8,8 +8,9 @@ namespace gridcheck::props {
 
 interp::RunOptions reference_run_options(const ir::Case& c, const OracleOptions& options) {
   interp::RunOptions o;
-  o.fuel = options.fuel;
   o.same_value_writes_race = options.same_value_writes_race;
+  o.limits = options.limits;
+  o.deadline = options.deadline;
   o.file = c.file;
   return o;
 }

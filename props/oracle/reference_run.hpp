@@ -10,7 +10,7 @@
 
 namespace gridcheck::props {
 
-/// The interpreter options every oracle uses for `c`: the fuel budget and the file for positions.
+/// The interpreter options every oracle uses for `c`: the resource limits, the case deadline and the file for positions.
 interp::RunOptions reference_run_options(const ir::Case& c, const OracleOptions& options);
 
 /// Fills the reference part of `report` (reference, reference_verdict, reference_detail,

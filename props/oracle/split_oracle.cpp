@@ -138,9 +138,16 @@ class SplitEvaluation {
         return s;
       }
       const auto& le = run.failure->launch_error;
-      const bool r_failed_alike =
-          le && ((r.status == interp::RunStatus::Trap && le->kind == planner::LaunchErrorKind::Trap) ||
-                 (r.status == interp::RunStatus::OutOfFuel && le->kind == planner::LaunchErrorKind::OutOfFuel));
+      // A launch on the interpreter past a resource limit (fuel, deadline, memory): `invalid limit`,
+      // never a blame (docs/semantics.md §3.9).
+      if (le && (le->kind == planner::LaunchErrorKind::OutOfFuel ||
+                 (!gpu && le->kind == planner::LaunchErrorKind::Resource))) {
+        s.verdict = ir::Verdict::Invalid;
+        s.detail = "limit";
+        s.message = fmt::format("a launch of the split ran past a resource limit: {}", le->message);
+        return s;
+      }
+      const bool r_failed_alike = le && r.status == interp::RunStatus::Trap && le->kind == planner::LaunchErrorKind::Trap;
       if (r_failed_alike) {
         s.verdict = ir::Verdict::Match;
         s.message = fmt::format("both trapped: {}", le->message);

@@ -102,7 +102,8 @@ class FusionJudge {
  private:
   interp::RunOptions run_options(bool races) const {
     interp::RunOptions o;
-    o.fuel = options_.fuel;
+    o.limits = options_.limits;
+    o.deadline = options_.deadline;
     o.detect_races = races;
     o.same_value_writes_race = options_.same_value_writes_race;
     o.file = dag_.base.file;
