@@ -7,6 +7,7 @@
 #include "ir/abi.hpp"
 #include "ir/equality.hpp"
 #include "ir/grid_inference.hpp"
+#include "props/oracle/phase_clock.hpp"
 
 namespace gridcheck::props {
 namespace {
@@ -66,6 +67,7 @@ InterpExecutor::InterpExecutor(interp::RunOptions options) : options_(std::move(
 }
 
 const interp::PreparedProgram* InterpExecutor::prepared(const ir::Program& program, ir::Diagnostics& diagnostics) {
+  const PhaseScope timed(Phase::Compile);
   const std::uint64_t key = ir::content_hash(program);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second.get();
   auto result = interp::prepare(program, options_);
@@ -82,6 +84,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
                                                   const planner::LaunchConfig& config,
                                                   std::vector<planner::Bytes>& outputs) {
   ++launches_;
+  const PhaseScope timed(Phase::Launch);
   const ir::Program* program = &original;
   ir::Program resized;
   if (config.workgroup_override) {
