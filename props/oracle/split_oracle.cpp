@@ -9,6 +9,7 @@
 
 #include "planner/external_profile.hpp"
 #include "planner/segment_plan.hpp"
+#include "planner/sound_profile.hpp"
 #include "planner/split_errors.hpp"
 #include "props/oracle/byte_compare.hpp"
 #include "props/oracle/case_bytes.hpp"
@@ -47,7 +48,11 @@ class SplitEvaluation {
         // writes) make the split's own result schedule-dependent: report them as the split's failure.
         interp::RunOptions per_launch = interp_options();
         per_launch.detect_races = options_.detect_races;
-        InterpExecutor executor(per_launch);
+        // A segment the profile already validated while planning is only type-checked. The
+        // programs launched (the case's, or those of a plan kept in the report) outlive the executor.
+        per_launch.validate =
+            !(profile.split.contains_fence(c_.program) && planner::plans_validated_segments(profile));
+        InterpExecutor executor(per_launch, ProgramIdentity::Address);
         cpu = judge("H-cpu", profile, run_split(profile, inputs, executor), nullptr);
         if (options_.cpu && cpu->verdict == ir::Verdict::Diverge && options_.locate_first_divergence)
           locate_first_divergence(c_, options_, profile, inputs, *cpu);
