@@ -109,12 +109,20 @@ Schedule counterpart_of(const Schedule& s) {
   return s.kind == Schedule::Kind::InOrder ? Schedule::reversed() : Schedule::in_order();
 }
 
-RunResult run_case_on_two_schedules(const ir::Case& c, const RunOptions& options) {
-  RunResult first = run_case(c, options);
-  if (!first.ok()) return first;
+bool needs_second_schedule(const ir::Case& c, const RunOptions& options, const RunResult& first) {
+  if (!first.ok()) return false;
   const bool detector_complete =
       std::none_of(first.diagnostics.begin(), first.diagnostics.end(), [](const ir::Diagnostic& d) { return d.code == "R041"; });
-  if (options.detect_races && detector_complete && atomics_commute(c.program)) return first;
+  return !(options.detect_races && detector_complete && atomics_commute(c.program));
+}
+
+RunResult run_case_on_two_schedules(const ir::Case& c, const RunOptions& options) {
+  RunResult first = run_case(c, options);
+  if (!needs_second_schedule(c, options, first)) return first;
+  return compare_with_counterpart(c, options, std::move(first));
+}
+
+RunResult compare_with_counterpart(const ir::Case& c, const RunOptions& options, RunResult first) {
   RunOptions again = options;
   again.schedule = counterpart_of(options.schedule);
   again.detect_races = false;  // the first run already looked for races

@@ -19,6 +19,12 @@ namespace gridcheck::interp {
 /// run_case under `options.schedule`, then the schedule comparison above.
 RunResult run_case_on_two_schedules(const ir::Case& c, const RunOptions& options);
 
+/// The two halves of run_case_on_two_schedules after `first = run_case(c, options)`: whether the
+/// second run happens (first is ok and not proven schedule-independent), and the second run with
+/// the comparison, which returns `first` or `first` made nondeterministic / race (R044).
+bool needs_second_schedule(const ir::Case& c, const RunOptions& options, const RunResult& first);
+RunResult compare_with_counterpart(const ir::Case& c, const RunOptions& options, RunResult first);
+
 /// The schedule `run_case_on_two_schedules` compares `s` with.
 Schedule counterpart_of(const Schedule& s);
 
