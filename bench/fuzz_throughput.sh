@@ -85,12 +85,12 @@ rates = [d["cases"] / d["seconds"] if d["seconds"] > 0 else 0.0 for d in docs]
 median = statistics.median(rates)
 doc = min(docs, key=lambda d: abs((d["cases"] / d["seconds"] if d["seconds"] > 0 else 0.0) - median))
 cases = max(doc["cases"], 1)
-phases = doc["phases"]
-total = sum(phases.values()) or 1.0
+phases = doc.get("phases", {})  # absent before the phase timers
+total = sum(phases.values()) or doc["seconds"] or 1.0
 parts = [f"{k} {v / cases * 1e6:.0f}" for k, v in sorted(phases.items(), key=lambda kv: -kv[1]) if v / total >= 0.01]
 findings = sum(v for k, v in doc["verdicts"].items() if k not in ("match",))
 print(f"{name:<16} {doc['cases']:>6} cases  {median:>7.0f} cases/s ({min(rates):.0f}-{max(rates):.0f})  "
-      f"{total / cases * 1e6:>6.0f} us/case: {', '.join(parts)}"
+      f"{total / cases * 1e6:>6.0f} us/case: {', '.join(parts) or 'no phase times'}"
       + (f"  [not match: {findings}]" if findings else ""))
 EOF
 done
