@@ -234,9 +234,13 @@ int run_fuzz(const FuzzArgs& args) {
                         {"cases", p.cases},
                         {"seconds", p.elapsed_seconds},
                         {"verdicts", p.verdicts},
+                        {"phases", nlohmann::json::object()},
                         {"interrupted", result.interrupted},
                         {"resumed", result.resumed},
                         {"failures", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < props::kPhaseCount; ++i)
+      j["phases"][std::string(props::name_of(static_cast<props::Phase>(i)))] =
+          static_cast<double>(result.phases.ns[i]) * 1e-9;
     for (const props::CampaignFailure& f : result.failures)
       j["failures"].push_back({{"signature", f.signature},
                                {"blame", f.blame},

@@ -6,8 +6,36 @@
 #include "gpu/vulkan_context.hpp"
 #include "gpu/vulkan_executor.hpp"
 #include "planner/split_dispatch.hpp"
+#include "props/oracle/phase_clock.hpp"
 
 namespace gridcheck::props {
+namespace {
+
+/// The Vulkan executor with its launches timed by phase (phase_clock.hpp), from the executor's own
+/// counters: glslang and spirv-val are Compile, the rest of kernel preparation is Pipeline, the
+/// rest of the launch (upload, record, submit, wait, read-back) is Launch.
+class TimedExecutor final : public planner::Executor {
+ public:
+  explicit TimedExecutor(gpu::VulkanExecutor& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  std::optional<planner::LaunchError> launch(const ir::Program& program, std::span<const planner::Bytes* const> inputs,
+                                             const planner::LaunchConfig& config,
+                                             std::vector<planner::Bytes>& outputs) override {
+    const PhaseScope timed(Phase::Launch);
+    const std::uint64_t compiled_before = inner_.compiler().compile_ns();
+    std::optional<planner::LaunchError> error = inner_.launch(program, inputs, config, outputs);
+    const std::uint64_t compile = inner_.compiler().compile_ns() - compiled_before;
+    const std::uint64_t prepare = inner_.last_launch().lower_compile_ns;
+    recharge(Phase::Launch, Phase::Compile, compile);
+    recharge(Phase::Launch, Phase::Pipeline, prepare > compile ? prepare - compile : 0);
+    return error;
+  }
+
+ private:
+  gpu::VulkanExecutor& inner_;
+};
+
+}  // namespace
 
 ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions& options) {
   gpu::ContextOptions context_options;
@@ -32,18 +60,22 @@ GpuBackend::~GpuBackend() {
 GpuSplitRunner GpuBackend::host_runner() {
   return [this](const planner::Profile& profile, const ir::Program& program, std::span<const planner::Bytes> inputs,
                 const planner::RunConfig& config) {
-    return planner::run_split(profile, program, inputs, config, *executor_);
+    TimedExecutor timed(*executor_);
+    return planner::run_split(profile, program, inputs, config, timed);
   };
 }
 
 GpuSplitRunner GpuBackend::resident_runner() {
   return [this](const planner::Profile& profile, const ir::Program& program, std::span<const planner::Bytes> inputs,
                 const planner::RunConfig& config) {
+    const PhaseScope timed(Phase::Launch);  // resident mode: glslang and spirv-val are Compile, the rest Launch
+    const std::uint64_t compiled_before = executor_->compiler().compile_ns();
     gpu::ResidentSession session(*context_, executor_->compiler());
     session.set_dump_dir(dump_glsl_);
     session.set_lowering_fault(lowering_fault_);
     std::vector<planner::Bytes> outputs;
     planner::SplitRun run = gpu::run_split_resident(profile, program, inputs, config, session, outputs);
+    recharge(Phase::Launch, Phase::Compile, executor_->compiler().compile_ns() - compiled_before);
     if (run.ok()) run.outputs = std::move(outputs);
     return run;
   };

@@ -9,6 +9,7 @@
 #include "ir/grid_inference.hpp"
 #include "planner/program_copy.hpp"
 #include "props/oracle/byte_compare.hpp"
+#include "props/oracle/phase_clock.hpp"
 #include "props/oracle/reference_run.hpp"
 
 namespace gridcheck::props {
@@ -215,6 +216,7 @@ WavesRun run_waves(const WaveDag& dag, const interp::RunOptions& options) {
 
 void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, CaseReport& report) const {
   if (!options.waves || !is_dag_case(c)) return;
+  const PhaseScope timed(Phase::Waves, Nested::Absorb);
   auto dag = read_dag(c);
   if (!dag) {
     OracleOutcome s;
