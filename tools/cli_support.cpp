@@ -297,16 +297,20 @@ void add_planner_options(CLI::App* cmd, PlannerArgs& args) {
   cmd->add_option("--planner-name", args.name, "with --planner-cmd: name the profile `external:NAME`");
   cmd->add_option("--planner-timeout", args.timeout_seconds,
                   "with --planner-cmd: seconds to wait for each answer before the planner is killed (S302; default 10)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            // check_numeric_options has made it a finite number >= 0; the bound keeps it in milliseconds.
-            constexpr double kMaxSeconds = 1e6;
-            const double seconds = std::strtod(text.c_str(), nullptr);
-            return seconds > 0 && seconds <= kMaxSeconds
-                       ? std::string()
-                       : fmt::format("{} is not a timeout: seconds above 0, at most {:.0f}", text, kMaxSeconds);
-          },
-          ""));
+      ->check(timeout_seconds_validator());
+}
+
+CLI::Validator timeout_seconds_validator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        // check_numeric_options has made it a finite number >= 0; the bound keeps it in milliseconds.
+        constexpr double kMaxSeconds = 1e6;
+        const double seconds = std::strtod(text.c_str(), nullptr);
+        return seconds > 0 && seconds <= kMaxSeconds
+                   ? std::string()
+                   : fmt::format("{} is not a timeout: seconds above 0, at most {:.0f}", text, kMaxSeconds);
+      },
+      "");
 }
 
 void add_limit_options(CLI::App* cmd, LimitArgs& args, std::uint64_t default_fuel) {

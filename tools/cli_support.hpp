@@ -22,6 +22,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace gridcheck::tools {
@@ -87,6 +88,8 @@ struct PlannerArgs {
   double timeout_seconds = 10;
 };
 void add_planner_options(CLI::App* cmd, PlannerArgs& args);
+/// A per-call timeout in seconds (--planner-timeout, --interesting-timeout): above 0, at most 10^6.
+CLI::Validator timeout_seconds_validator();
 
 /// With --planner-cmd: registers the profile `external` (or `external:NAME`), starts the planner
 /// and checks its handshake, and makes the profile the one `profile_names` selects (alone when it

@@ -217,15 +217,7 @@ void register_reduce(CLI::App& root, int& exit_code) {
     interesting->excludes(cmd->get_option(gpu_option));
   cmd->add_option("--interesting-timeout", args->interesting_timeout,
                   "with --interesting: seconds before a call is killed and counts as not interesting (default 60)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            constexpr double kMaxSeconds = 1e6;
-            const double seconds = std::strtod(text.c_str(), nullptr);
-            return seconds > 0 && seconds <= kMaxSeconds
-                       ? std::string()
-                       : fmt::format("{} is not a timeout: seconds above 0, at most {:.0f}", text, kMaxSeconds);
-          },
-          ""))
+      ->check(timeout_seconds_validator())
       ->needs(interesting);
   cmd->add_flag("--interesting-output", args->interesting_output,
                 "with --interesting: let the command's stdout and stderr through to stderr (default: discarded)")
