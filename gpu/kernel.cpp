@@ -142,6 +142,7 @@ ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, Va
   }
   LoweringOptions lo;
   lo.workgroup_size = options.workgroup_override;  // no label: the GLSL of a segment is the same under every label
+  lo.fault = options.fault;
   ir::Result<LoweredShader> shader = lower_to_glsl(program, *types, lo);
   if (!shader) return shader.diagnostics();
   if (options.dump_dir) dump(*options.dump_dir, options.label, shader->glsl);
@@ -162,7 +163,8 @@ std::shared_ptr<const Kernel> KernelCache::find(std::uint64_t key, const ir::Pro
   const auto [first, last] = entries_.equal_range(key);
   for (auto it = first; it != last; ++it) {
     const Entry& e = it->second;
-    if (e.validate != options.validate || e.workgroup_override != options.workgroup_override) continue;
+    if (e.validate != options.validate || e.workgroup_override != options.workgroup_override || e.fault != options.fault)
+      continue;
     bool same_sites = true;
     for (const TrapSite& site : e.kernel->shader.trap_sites) {
       const std::size_t id = static_cast<std::size_t>(site.expr);
@@ -191,7 +193,7 @@ ir::Result<std::shared_ptr<const Kernel>> KernelCache::get(VulkanContext& ctx, G
   if (!kernel) return kernel;
   std::lock_guard lock(mutex_);
   if (entries_.size() >= capacity_) entries_.clear();
-  entries_.emplace(key, Entry{program, options.workgroup_override, options.validate, *kernel});
+  entries_.emplace(key, Entry{program, options.workgroup_override, options.validate, options.fault, *kernel});
   return kernel;
 }
 

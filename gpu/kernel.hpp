@@ -52,6 +52,7 @@ struct KernelOptions {
   std::optional<std::filesystem::path> dump_dir;
   /// Run ir::validate first, as the reference executor does (off: type-check only).
   bool validate = true;
+  LoweringFault fault = LoweringFault::None;  ///< a deliberate lowering bug, tests only (glsl_lowering.hpp)
 };
 
 /// K034 (does not validate / type-check), K030/K031 (lowering), K007 (missing device feature), K022/K023/K024 (limits),
@@ -86,6 +87,7 @@ class KernelCache {
     ir::Program program;
     std::optional<std::array<std::uint32_t, 3>> workgroup_override;
     bool validate = true;
+    LoweringFault fault = LoweringFault::None;
     std::shared_ptr<const Kernel> kernel;
   };
   std::shared_ptr<const Kernel> find(std::uint64_t key, const ir::Program& program, const KernelOptions& options) const;

@@ -81,6 +81,7 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
   ko.workgroup_override = config.workgroup_override;
   ko.label = label_;  // part of the GLSL text (the compile cache's key): never a per-launch counter
   ko.dump_dir = dump_dir_;
+  ko.fault = fault_;
   ir::Result<std::shared_ptr<const Kernel>> kernel = kernels_.get(ctx_, program, ko);
   if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
   ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);

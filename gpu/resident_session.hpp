@@ -76,6 +76,8 @@ class ResidentSession {
   /// Launch labels for shaders and internal errors ("segment 1 of 3").
   void set_label(std::string label) { label_ = std::move(label); }
   void set_dump_dir(std::optional<std::filesystem::path> dir) { dump_dir_ = std::move(dir); }
+  /// A deliberate lowering bug for the next launches (tests only; glsl_lowering.hpp LoweringFault).
+  void set_lowering_fault(LoweringFault fault) { fault_ = fault; }
 
   std::size_t queued_launches() const { return queued_.size(); }
   std::uint64_t submissions() const { return submissions_; }
@@ -114,6 +116,7 @@ class ResidentSession {
   std::map<std::string, Staged, std::less<>> staged_;
   std::string label_;
   std::optional<std::filesystem::path> dump_dir_;
+  LoweringFault fault_ = LoweringFault::None;
   std::uint64_t submissions_ = 0;
   std::uint64_t launches_ = 0;
   std::optional<std::size_t> trapped_launch_;

@@ -54,6 +54,7 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
   ko.label = label_;  // never a per-launch counter: the label is part of the GLSL text, the compile cache's key
   ko.dump_dir = dump_dir_;
   ko.validate = validate_;
+  ko.fault = fault_;
   ir::Result<std::shared_ptr<const Kernel>> kernel = kernels_->get(*ctx_, program, ko);
   last_.lower_compile_ns = since(start);
   if (!kernel) return to_launch_error(kernel.diagnostics().all().front());

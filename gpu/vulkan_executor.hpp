@@ -57,6 +57,8 @@ class VulkanExecutor final : public planner::Executor {
   void set_dump_dir(std::optional<std::filesystem::path> dir) { dump_dir_ = std::move(dir); }
   /// Off: launches are only type-checked, not validated (for deliberately invalid programs).
   void set_validate(bool validate) { validate_ = validate; }
+  /// A deliberate lowering bug for the next launches (tests only; glsl_lowering.hpp LoweringFault).
+  void set_lowering_fault(LoweringFault fault) { fault_ = fault; }
   /// Labels the next launches' shaders ("segment 2 of 3"); it is a comment in the GLSL, so it must be
   /// stable across launches of the same program for the compile cache to hit. Empty: no label.
   void set_label(std::string label) { label_ = std::move(label); }
@@ -77,6 +79,7 @@ class VulkanExecutor final : public planner::Executor {
   std::optional<std::filesystem::path> dump_dir_;
   std::string label_;
   bool validate_ = true;
+  LoweringFault fault_ = LoweringFault::None;
   LaunchStats last_;
   std::uint64_t launches_ = 0;
 };

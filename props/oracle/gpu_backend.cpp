@@ -10,8 +10,36 @@
 #include "gpu/vulkan_context.hpp"
 #include "gpu/vulkan_executor.hpp"
 #include "planner/split_dispatch.hpp"
+#include "props/oracle/phase_clock.hpp"
 
 namespace gridcheck::props {
+namespace {
+
+/// The Vulkan executor with its launches timed by phase (phase_clock.hpp), from the executor's own
+/// counters: glslang and spirv-val are Compile, the rest of kernel preparation is Pipeline, the
+/// rest of the launch (upload, record, submit, wait, read-back) is Launch.
+class TimedExecutor final : public planner::Executor {
+ public:
+  explicit TimedExecutor(gpu::VulkanExecutor& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  std::optional<planner::LaunchError> launch(const ir::Program& program, std::span<const planner::Bytes* const> inputs,
+                                             const planner::LaunchConfig& config,
+                                             std::vector<planner::Bytes>& outputs) override {
+    const PhaseScope timed(Phase::Launch);
+    const std::uint64_t compiled_before = inner_.compiler().compile_ns();
+    std::optional<planner::LaunchError> error = inner_.launch(program, inputs, config, outputs);
+    const std::uint64_t compile = inner_.compiler().compile_ns() - compiled_before;
+    const std::uint64_t prepare = inner_.last_launch().lower_compile_ns;
+    recharge(Phase::Launch, Phase::Compile, compile);
+    recharge(Phase::Launch, Phase::Pipeline, prepare > compile ? prepare - compile : 0);
+    return error;
+  }
+
+ private:
+  gpu::VulkanExecutor& inner_;
+};
+
+}  // namespace
 
 struct GpuBackend::Lane {
   std::unique_ptr<gpu::VulkanExecutor> executor;
@@ -27,8 +55,10 @@ class GpuBackend::LaneLease {
       auto lane = std::make_unique<Lane>();
       lane->executor = std::make_unique<gpu::VulkanExecutor>(*backend_.context_, *backend_.kernels_);
       lane->executor->set_dump_dir(backend_.dump_glsl_);
+      lane->executor->set_lowering_fault(backend_.lowering_fault_);
       lane->session = std::make_unique<gpu::ResidentSession>(*backend_.context_, *backend_.kernels_);
       lane->session->set_dump_dir(backend_.dump_glsl_);
+      lane->session->set_lowering_fault(backend_.lowering_fault_);
       backend_.free_lanes_.push_back(lane.get());
       backend_.lanes_.push_back(std::move(lane));
     }
@@ -64,6 +94,7 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   backend->context_ = std::move(context).value();
   backend->kernels_ = std::make_unique<gpu::KernelStore>();
   backend->dump_glsl_ = options.dump_glsl;
+  backend->lowering_fault_ = options.lowering_fault;
   return backend;
 }
 
@@ -87,7 +118,8 @@ GpuSplitRunner GpuBackend::host_runner() {
     planner::SplitRun run;
     {
       LaneLease lane(*this);
-      run = planner::run_split(profile, program, inputs, config, *lane->executor);
+      TimedExecutor timed(*lane->executor);
+      run = planner::run_split(profile, program, inputs, config, timed);
     }
     trim_if_full();
     return run;
@@ -100,10 +132,13 @@ GpuSplitRunner GpuBackend::resident_runner() {
     planner::SplitRun run;
     {
       LaneLease lane(*this);
+      const PhaseScope timed(Phase::Launch);  // resident mode: glslang and spirv-val are Compile, the rest Launch
+      const std::uint64_t compiled_before = kernels_->compiler().compile_ns();
       gpu::ResidentSession& session = *lane->session;
       session.clear();
       std::vector<planner::Bytes> outputs;
       run = gpu::run_split_resident(profile, program, inputs, config, session, outputs);
+      recharge(Phase::Launch, Phase::Compile, kernels_->compiler().compile_ns() - compiled_before);
       if (run.ok()) run.outputs = std::move(outputs);
       session.clear();  // its buffers back to the pool
     }
@@ -121,6 +156,15 @@ void GpuBackend::attach(OracleOptions& options) {
 std::string GpuBackend::device_name() const { return context_->info().name; }
 gpu::VulkanContext& GpuBackend::context() { return *context_; }
 gpu::KernelStore& GpuBackend::kernels() { return *kernels_; }
+GpuBackend::CacheStats GpuBackend::cache_stats() {
+  CacheStats stats;
+  stats.compiles = kernels_->compiler().compiles();
+  stats.compile_hits = kernels_->compiler().hits();
+  stats.pipelines = context_->pipelines().misses();
+  stats.pipeline_hits = context_->pipelines().hits();
+  return stats;
+}
+
 std::size_t GpuBackend::validation_messages() const { return context_->validation_log().count(); }
 std::size_t GpuBackend::lanes() const {
   std::lock_guard lock(lanes_mutex_);

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/glsl_lowering.hpp"
 #include "ir/diagnostic.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/expectations.hpp"
@@ -42,6 +43,9 @@ struct GpuBackendOptions {
   /// The VkPipelineCache file's directory (docs/gpu.md); nullopt: gpu::default_pipeline_cache_dir().
   std::optional<std::filesystem::path> pipeline_cache_dir;
   bool pipeline_cache = true;                   ///< false: no file at all (`--pipeline-cache off`)
+  /// A deliberate lowering bug in both modes, tests only (gpu/glsl_lowering.hpp LoweringFault; the CLI
+  /// reads it from $GRIDCHECK_TEST_GPU_FAULT).
+  gpu::LoweringFault lowering_fault = gpu::LoweringFault::None;
 };
 
 class GpuBackend {
@@ -72,6 +76,16 @@ class GpuBackend {
   /// time to the fence, buffers created and reused, lanes, the pipeline cache file's state.
   std::string stats_line();
 
+  /// What the process-wide caches did so far (both modes share them): GLSL texts compiled to SPIR-V
+  /// and compile-cache hits, pipelines created and pipeline-cache hits.
+  struct CacheStats {
+    std::uint64_t compiles = 0;
+    std::uint64_t compile_hits = 0;
+    std::uint64_t pipelines = 0;
+    std::uint64_t pipeline_hits = 0;
+  };
+  CacheStats cache_stats();
+
  private:
   struct Lane;
   class LaneLease;
@@ -86,6 +100,7 @@ class GpuBackend {
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::vector<Lane*> free_lanes_;
   std::shared_mutex runs_;  ///< held shared by every run, exclusively by trim_if_full
+  gpu::LoweringFault lowering_fault_ = gpu::LoweringFault::None;
 };
 
 }  // namespace gridcheck::props
