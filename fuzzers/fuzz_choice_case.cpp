@@ -141,7 +141,7 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   }
   if (const char* out = std::getenv("GRIDCHECK_FUZZ_CASE_OUT")) g_target.case_out = out;
   g_target.oracle.profiles = {g_target.profile};
-  g_target.oracle.fuel = std::uint64_t{1} << 18;
+  g_target.oracle.limits.fuel = std::uint64_t{1} << 18;
   if (const char* seeds = std::getenv("GRIDCHECK_FUZZ_WRITE_SEEDS")) std::exit(write_seeds(seeds));
   std::fprintf(stderr, "fuzz_choice_case: profile %s\n", g_target.profile->name.c_str());
   return 0;

@@ -178,7 +178,7 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
         vkCmdDispatch(cmd_, c.groups[0], c.groups[1], c.groups[2]);
         break;
       case Command::Kind::Fill:
-        vkCmdFillBuffer(cmd_, c.buffers[0]->handle(), 0, VK_WHOLE_SIZE, 0);
+        vkCmdFillBuffer(cmd_, c.buffers[0]->handle(), 0, c.buffers[0]->range(), 0);
         break;
       case Command::Kind::Copy: {
         const VkBufferCopy region{c.offset, 0, c.bytes};
@@ -200,13 +200,14 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd_;
   const auto start = std::chrono::steady_clock::now();
-  r = vkQueueSubmit(ctx_.queue(), 1, &si, fence_);
+  r = ctx_.submit(si, fence_);
   if (r != VK_SUCCESS) return vk_error(r, "vkQueueSubmit");
   r = vkWaitForFences(device, 1, &fence_, VK_TRUE, UINT64_MAX);
   if (r != VK_SUCCESS) return vk_error(r, "vkWaitForFences");
   SubmitStats stats;
   stats.wall_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  ctx_.note_submission(stats.wall_ns);
   return stats;
 }
 

@@ -42,12 +42,14 @@ class CommandBatch {
   /// pipeline's push-constant block (exactly push_constant_words words).
   void dispatch(const ComputePipeline& pipeline, std::vector<const DeviceBuffer*> buffers,
                 std::vector<std::uint32_t> push_words, std::array<std::uint32_t, 3> groups);
-  /// Sets the whole buffer to zero bytes (vkCmdFillBuffer).
+  /// Sets the buffer's range to zero bytes (vkCmdFillBuffer).
   void fill_zero(const DeviceBuffer& buffer);
   /// Copies `bytes` bytes from `src` at `src_offset` to the start of `dst` (nothing when `bytes` is 0).
   void copy(const DeviceBuffer& src, std::uint64_t src_offset, const DeviceBuffer& dst, std::uint64_t bytes);
 
   std::size_t size() const { return commands_.size(); }
+  /// Drops the recorded commands without submitting them.
+  void clear() { commands_.clear(); }
   bool empty() const { return commands_.empty(); }
 
   /// Records, submits and waits; the batch is empty afterwards. K010 / K011 / K012 on driver failure.

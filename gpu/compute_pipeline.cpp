@@ -1,6 +1,14 @@
 #include "gpu/compute_pipeline.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include <fmt/format.h>
 
 #include "gpu/gpu_diagnostics.hpp"
 #include "gpu/vulkan_context.hpp"
@@ -26,10 +34,156 @@ std::uint64_t layout_hash(const PipelineLayoutDesc& d) {
   return h;
 }
 
+std::uint64_t bytes_hash(const std::uint8_t* data, std::size_t n) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
+  return h;
+}
+
+constexpr char kMagic[8] = {'G', 'C', 'P', 'I', 'P', 'E', '0', '1'};
+
+/// The file header; every field little-endian as the host writes it (the file never leaves the host).
+struct FileHeader {
+  char magic[8];
+  std::uint32_t vendor_id;
+  std::uint32_t device_id;
+  std::uint32_t driver_version;
+  std::uint8_t uuid[VK_UUID_SIZE];
+  std::uint32_t reserved;
+  std::uint64_t data_bytes;
+  std::uint64_t data_hash;
+};
+static_assert(sizeof(FileHeader) == 8 + 12 + VK_UUID_SIZE + 4 + 16);
+
+FileHeader header_for(const VkPhysicalDeviceProperties& p) {
+  FileHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.vendor_id = p.vendorID;
+  h.device_id = p.deviceID;
+  h.driver_version = p.driverVersion;
+  std::memcpy(h.uuid, p.pipelineCacheUUID, VK_UUID_SIZE);
+  return h;
+}
+
 }  // namespace
 
+std::optional<std::filesystem::path> default_pipeline_cache_dir() {
+  if (const char* env = std::getenv("GRIDCHECK_PIPELINE_CACHE"); env != nullptr) {
+    const std::string v = env;
+    if (v.empty() || v == "off") return std::nullopt;
+    return std::filesystem::path(v);
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') return std::filesystem::path(xdg) / "gridcheck";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return std::filesystem::path(home) / ".cache" / "gridcheck";
+  return std::nullopt;
+}
+
+struct PipelineCache::Slot {
+  std::mutex creating;  ///< held by the creator until `pipeline` or `error` is set
+  PipelineLayoutDesc layout;
+  std::vector<std::uint32_t> spirv;
+  std::unique_ptr<ComputePipeline> pipeline;
+  std::optional<ir::Diagnostics> error;
+};
+
+PipelineCache::PipelineCache(VulkanContext& ctx, std::optional<std::filesystem::path> cache_dir) : ctx_(ctx) {
+  if (cache_dir) {
+    const DeviceInfo& d = ctx.info();
+    file_ = *cache_dir / fmt::format("pipelines-{:04x}-{:04x}.bin", d.vendor_id, d.device_id);
+  }
+  load();
+}
+
+void PipelineCache::load() {
+  std::vector<std::uint8_t> data;
+  if (file_) {
+    std::ifstream in(*file_, std::ios::binary);
+    if (in) {
+      std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      load_result_ = PipelineCacheLoad::Ignored;
+      VkPhysicalDeviceProperties props{};
+      vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
+      const FileHeader want = header_for(props);
+      FileHeader got{};
+      if (bytes.size() >= sizeof got) {
+        std::memcpy(&got, bytes.data(), sizeof got);
+        const auto* body = reinterpret_cast<const std::uint8_t*>(bytes.data()) + sizeof got;
+        const std::size_t body_bytes = bytes.size() - sizeof got;
+        if (std::memcmp(got.magic, want.magic, sizeof kMagic) == 0 && got.vendor_id == want.vendor_id &&
+            got.device_id == want.device_id && got.driver_version == want.driver_version &&
+            std::memcmp(got.uuid, want.uuid, VK_UUID_SIZE) == 0 && got.data_bytes == body_bytes &&
+            got.data_hash == bytes_hash(body, body_bytes)) {
+          data.assign(body, body + body_bytes);
+          load_result_ = PipelineCacheLoad::Loaded;
+        }
+      }
+    }
+  }
+  VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  ci.initialDataSize = data.size();
+  ci.pInitialData = data.empty() ? nullptr : data.data();
+  VkResult r = vkCreatePipelineCache(ctx_.device(), &ci, nullptr, &vk_cache_);
+  if (r != VK_SUCCESS && !data.empty()) {  // the driver refused the data: start empty
+    load_result_ = PipelineCacheLoad::Ignored;
+    ci.initialDataSize = 0;
+    ci.pInitialData = nullptr;
+    r = vkCreatePipelineCache(ctx_.device(), &ci, nullptr, &vk_cache_);
+  }
+  if (r != VK_SUCCESS) vk_cache_ = VK_NULL_HANDLE;  // pipelines are then created without a cache
+}
+
+std::optional<std::string> PipelineCache::save() {
+  if (!file_ || vk_cache_ == VK_NULL_HANDLE || unsaved_.load() == 0) return std::nullopt;
+  unsaved_.store(0);
+  std::size_t n = 0;
+  VkResult r = vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, nullptr);
+  std::vector<std::uint8_t> data(n);
+  if (r == VK_SUCCESS && n > 0) r = vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, data.data());
+  if (r != VK_SUCCESS) return fmt::format("vkGetPipelineCacheData failed ({})", vk_result_name(r));
+  data.resize(n);
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
+  FileHeader h = header_for(props);
+  h.data_bytes = data.size();
+  h.data_hash = bytes_hash(data.data(), data.size());
+  std::error_code ec;
+  std::filesystem::create_directories(file_->parent_path(), ec);
+  const std::filesystem::path tmp =
+      file_->string() + fmt::format(".tmp-{:016x}", std::random_device{}() ^ (std::uint64_t{std::random_device{}()} << 32));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    if (!out) {
+      std::filesystem::remove(tmp, ec);
+      return fmt::format("cannot write {}", tmp.string());
+    }
+  }
+  std::filesystem::rename(tmp, *file_, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return fmt::format("cannot replace {}", file_->string());
+  }
+  return std::nullopt;
+}
+
 PipelineCache::~PipelineCache() {
-  for (auto& [key, p] : entries_) destroy(*p);
+  save();  // best effort: a cache that cannot be written is only slower next time
+  for (auto& [key, slot] : entries_)
+    if (slot->pipeline) destroy(*slot->pipeline);
+  if (vk_cache_ != VK_NULL_HANDLE) vkDestroyPipelineCache(ctx_.device(), vk_cache_, nullptr);
+}
+
+std::size_t PipelineCache::size() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+void PipelineCache::clear() {
+  std::lock_guard lock(mutex_);
+  for (auto& [key, slot] : entries_)
+    if (slot->pipeline) destroy(*slot->pipeline);
+  entries_.clear();
 }
 
 void PipelineCache::destroy(ComputePipeline& p) {
@@ -45,27 +199,56 @@ void PipelineCache::destroy(ComputePipeline& p) {
 ir::Result<const ComputePipeline*> PipelineCache::get(std::span<const std::uint32_t> spirv, const PipelineLayoutDesc& layout) {
   GC_ASSERT(std::is_sorted(layout.storage_bindings.begin(), layout.storage_bindings.end()));
   const std::uint64_t key = spirv_hash(spirv) ^ layout_hash(layout);
-  const auto [first, last] = entries_.equal_range(key);
-  for (auto it = first; it != last; ++it) {
-    const ComputePipeline& p = *it->second;
-    if (p.layout_desc == layout && std::equal(p.spirv.begin(), p.spirv.end(), spirv.begin(), spirv.end())) {
-      ++hits_;
-      return &p;
+  std::shared_ptr<Slot> slot;
+  std::unique_lock<std::mutex> creating_lock;
+  {
+    std::lock_guard lock(mutex_);
+    const auto [first, last] = entries_.equal_range(key);
+    for (auto it = first; it != last && !slot; ++it)
+      if (it->second->layout == layout && std::equal(it->second->spirv.begin(), it->second->spirv.end(), spirv.begin(), spirv.end()))
+        slot = it->second;
+    if (!slot) {
+      slot = std::make_shared<Slot>();
+      slot->layout = layout;
+      slot->spirv.assign(spirv.begin(), spirv.end());
+      creating_lock = std::unique_lock(slot->creating);  // before anyone else can find the slot
+      entries_.emplace(key, slot);
     }
   }
+  if (!creating_lock.owns_lock()) {
+    std::lock_guard wait(slot->creating);  // the creator holds it until the pipeline (or its error) is there
+    if (slot->error) return *slot->error;
+    ++hits_;
+    return slot->pipeline.get();
+  }
   ++misses_;
+  const auto start = std::chrono::steady_clock::now();
+  struct Timer {
+    std::atomic<std::uint64_t>& total;
+    std::chrono::steady_clock::time_point start;
+    ~Timer() {
+      total += static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+    }
+  } timer{create_ns_, start};
 
   const VkDevice device = ctx_.device();
   auto p = std::make_unique<ComputePipeline>();
   p->layout_desc = layout;
   p->spirv.assign(spirv.begin(), spirv.end());
-  struct Cleanup {
-    PipelineCache* cache;
-    ComputePipeline* p;
-    ~Cleanup() {
-      if (p != nullptr) cache->destroy(*p);
-    }
-  } cleanup{this, p.get()};
+  auto failed = [&](ir::Diagnostic d) -> ir::Result<const ComputePipeline*> {
+    destroy(*p);
+    slot->error = ir::Diagnostics{};
+    slot->error->add(d);
+    std::lock_guard lock(mutex_);  // forget the failure: a later call tries again
+    const auto [first, last] = entries_.equal_range(key);
+    for (auto it = first; it != last; ++it)
+      if (it->second == slot) {
+        entries_.erase(it);
+        break;
+      }
+    return d;
+  };
 
   std::vector<VkDescriptorSetLayoutBinding> bindings;
   for (std::uint32_t b : layout.storage_bindings) {
@@ -80,7 +263,7 @@ ir::Result<const ComputePipeline*> PipelineCache::get(std::span<const std::uint3
   dsl.bindingCount = static_cast<std::uint32_t>(bindings.size());
   dsl.pBindings = bindings.data();
   VkResult r = vkCreateDescriptorSetLayout(device, &dsl, nullptr, &p->set_layout);
-  if (r != VK_SUCCESS) return vk_error(r, "vkCreateDescriptorSetLayout");
+  if (r != VK_SUCCESS) return failed(vk_error(r, "vkCreateDescriptorSetLayout"));
 
   VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, layout.push_constant_words * 4};
   VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
@@ -89,14 +272,14 @@ ir::Result<const ComputePipeline*> PipelineCache::get(std::span<const std::uint3
   pl.pushConstantRangeCount = layout.push_constant_words > 0 ? 1 : 0;
   pl.pPushConstantRanges = &push;
   r = vkCreatePipelineLayout(device, &pl, nullptr, &p->layout);
-  if (r != VK_SUCCESS) return vk_error(r, "vkCreatePipelineLayout");
+  if (r != VK_SUCCESS) return failed(vk_error(r, "vkCreatePipelineLayout"));
 
   VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   sm.codeSize = spirv.size() * sizeof(std::uint32_t);
   sm.pCode = spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
   r = vkCreateShaderModule(device, &sm, nullptr, &module);
-  if (r != VK_SUCCESS) return vk_error(r, "vkCreateShaderModule");
+  if (r != VK_SUCCESS) return failed(vk_error(r, "vkCreateShaderModule"));
 
   VkComputePipelineCreateInfo cp{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cp.stage = VkPipelineShaderStageCreateInfo{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -104,14 +287,13 @@ ir::Result<const ComputePipeline*> PipelineCache::get(std::span<const std::uint3
   cp.stage.module = module;
   cp.stage.pName = "main";
   cp.layout = p->layout;
-  r = vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &cp, nullptr, &p->pipeline);
+  r = vkCreateComputePipelines(device, vk_cache_, 1, &cp, nullptr, &p->pipeline);
   vkDestroyShaderModule(device, module, nullptr);
-  if (r != VK_SUCCESS) return vk_error(r, "vkCreateComputePipelines");
+  if (r != VK_SUCCESS) return failed(vk_error(r, "vkCreateComputePipelines"));
 
-  cleanup.p = nullptr;
-  const ComputePipeline* out = p.get();
-  entries_.emplace(key, std::move(p));
-  return out;
+  ++unsaved_;
+  slot->pipeline = std::move(p);
+  return slot->pipeline.get();
 }
 
 }  // namespace gridcheck::gpu

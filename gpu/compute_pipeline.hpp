@@ -3,10 +3,25 @@
 // descriptor set (set 0) of storage buffers at the given bindings, and an optional push-constant block
 // of 32-bit words. The cache is keyed by a hash of the SPIR-V words plus that layout; a hit is confirmed
 // by comparing the words, so a hash collision can never return the wrong pipeline.
+//
+// Thread-safe: get() may be called from any number of threads; pipelines are created outside the
+// cache's lock, and a second caller asking for a pipeline being created waits for it instead of
+// creating it again. Every pipeline is created through one VkPipelineCache (internally synchronised by
+// the driver), which may be loaded from and saved to a file (docs/gpu.md "Pipeline cache file"):
+//   <dir>/pipelines-<vendorID>-<deviceID>.bin = a gridcheck header (magic, vendor, device, driver version,
+//   pipelineCacheUUID, data size, FNV-1a-64 of the data) + vkGetPipelineCacheData's bytes.
+// A file that is missing, short, corrupt (size or hash), or made by another device or driver is ignored
+// (the cache starts empty; the driver also validates its own header in the data); saving writes a new file
+// and renames it over the old one, so concurrent processes never see half a file.
 
+#include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -35,9 +50,21 @@ struct ComputePipeline {
 /// FNV-1a-64 over the words (little-endian bytes).
 std::uint64_t spirv_hash(std::span<const std::uint32_t> spirv);
 
+/// What loading the pipeline cache file found.
+enum class PipelineCacheLoad : std::uint8_t {
+  NoFile,      ///< no file configured, or none there yet
+  Loaded,      ///< its data seeded the VkPipelineCache
+  Ignored,     ///< unreadable, corrupt, or another device's or driver's: the cache started empty
+};
+
+/// The pipeline cache directory by default: $GRIDCHECK_PIPELINE_CACHE if set ("off" or empty: none), else
+/// $XDG_CACHE_HOME/gridcheck, else $HOME/.cache/gridcheck, else none.
+std::optional<std::filesystem::path> default_pipeline_cache_dir();
+
 class PipelineCache {
  public:
-  explicit PipelineCache(VulkanContext& ctx) : ctx_(ctx) {}
+  /// `cache_dir`: load the device's file from there now and save it back on save() / destruction.
+  explicit PipelineCache(VulkanContext& ctx, std::optional<std::filesystem::path> cache_dir = std::nullopt);
   ~PipelineCache();
   PipelineCache(const PipelineCache&) = delete;
   PipelineCache& operator=(const PipelineCache&) = delete;
@@ -46,17 +73,35 @@ class PipelineCache {
   /// K022/K023 should the driver refuse the module for its limits). The pointer lives as long as the cache.
   ir::Result<const ComputePipeline*> get(std::span<const std::uint32_t> spirv, const PipelineLayoutDesc& layout);
 
-  std::size_t size() const { return entries_.size(); }
-  std::uint64_t hits() const { return hits_; }
-  std::uint64_t misses() const { return misses_; }
+  std::size_t size() const;
+  /// Destroys every pipeline (the VkPipelineCache keeps what it learnt): only while no other thread calls
+  /// get() and no command buffer that uses one of them will be submitted again.
+  void clear();
+  std::uint64_t hits() const { return hits_.load(); }
+  std::uint64_t misses() const { return misses_.load(); }
+  std::uint64_t create_ns() const { return create_ns_.load(); }  ///< total time in pipeline creation
+
+  /// The file this cache loads and saves (nullopt: none).
+  const std::optional<std::filesystem::path>& file() const { return file_; }
+  PipelineCacheLoad load_result() const { return load_result_; }
+  /// Writes the file when pipelines were created since the load or the last save; an error text on failure.
+  std::optional<std::string> save();
 
  private:
+  struct Slot;
   void destroy(ComputePipeline& p);
+  void load();
 
   VulkanContext& ctx_;
-  std::unordered_multimap<std::uint64_t, std::unique_ptr<ComputePipeline>> entries_;
-  std::uint64_t hits_ = 0;
-  std::uint64_t misses_ = 0;
+  std::optional<std::filesystem::path> file_;
+  PipelineCacheLoad load_result_ = PipelineCacheLoad::NoFile;
+  VkPipelineCache vk_cache_ = VK_NULL_HANDLE;
+  mutable std::mutex mutex_;
+  std::unordered_multimap<std::uint64_t, std::shared_ptr<Slot>> entries_;
+  std::atomic<std::uint64_t> hits_{0};
+  std::atomic<std::uint64_t> misses_{0};
+  std::atomic<std::uint64_t> unsaved_{0};
+  std::atomic<std::uint64_t> create_ns_{0};
 };
 
 }  // namespace gridcheck::gpu

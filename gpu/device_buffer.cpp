@@ -11,9 +11,28 @@
 
 namespace gridcheck::gpu {
 
+namespace {
+
+std::uint64_t range_of(std::uint64_t bytes) { return std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4); }
+
+}  // namespace
+
 ir::Result<DeviceBuffer> DeviceBuffer::create(VulkanContext& ctx, std::uint64_t bytes, Use use) {
+  return create_with_capacity(ctx, bytes, 0, use);
+}
+
+void DeviceBuffer::reshape_zeroed(std::uint64_t bytes) {
+  const std::uint64_t range = range_of(bytes);
+  GC_ASSERT(valid() && range <= capacity_);
+  size_ = bytes;
+  range_ = range;
+  std::memset(mapped_, 0, range);
+}
+
+ir::Result<DeviceBuffer> DeviceBuffer::create_with_capacity(VulkanContext& ctx, std::uint64_t bytes, std::uint64_t capacity,
+                                                            Use use) {
   const DeviceInfo& d = ctx.info();
-  const std::uint64_t range = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
+  const std::uint64_t range = std::max(range_of(bytes), range_of(capacity));
   if (range > d.max_storage_buffer_range)
     return make_error(Code::BufferTooLarge,
                       fmt::format("a buffer of {} bytes exceeds maxStorageBufferRange ({} bytes) of {}", bytes,
@@ -24,7 +43,9 @@ ir::Result<DeviceBuffer> DeviceBuffer::create(VulkanContext& ctx, std::uint64_t 
   DeviceBuffer b;
   b.device_ = ctx.device();
   b.size_ = bytes;
-  b.range_ = range;
+  b.range_ = range_of(bytes);
+  b.capacity_ = range;
+  b.use_ = use;
 
   VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   ci.size = range;
@@ -67,6 +88,8 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     mapped_ = std::exchange(other.mapped_, nullptr);
     size_ = std::exchange(other.size_, 0);
     range_ = std::exchange(other.range_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    use_ = other.use_;
     host_cached_ = std::exchange(other.host_cached_, false);
   }
   return *this;

@@ -1,7 +1,9 @@
 #pragma once
 // A storage buffer in host-visible, host-coherent memory, persistently mapped. The byte size is what
-// the caller asked for (it may be 0 or not a multiple of 4); the Vulkan buffer is at least 4 bytes and
-// rounded up to a multiple of 4, because a descriptor range can be neither empty nor unaligned.
+// the caller asked for (it may be 0 or not a multiple of 4); the descriptor range is at least 4 bytes and
+// rounded up to a multiple of 4, because a descriptor range can be neither empty nor unaligned. The
+// Vulkan buffer may be larger still (its capacity): a pooled buffer (buffer_pool.hpp) is made for a
+// size class and reshaped for each use; nothing beyond range() is ever bound, copied or read.
 
 #include <cstdint>
 #include <span>
@@ -23,6 +25,10 @@ class DeviceBuffer {
   /// A buffer of `bytes` bytes (zero-filled). K020 beyond the device's maxStorageBufferRange or
   /// maxMemoryAllocationSize; K010 when memory runs out.
   static ir::Result<DeviceBuffer> create(VulkanContext& ctx, std::uint64_t bytes, Use use = Use::Storage);
+  /// Same, with a Vulkan buffer of at least `capacity` bytes, so that reshape() can later give it any
+  /// size up to that capacity (K020/K010 as create, for the capacity).
+  static ir::Result<DeviceBuffer> create_with_capacity(VulkanContext& ctx, std::uint64_t bytes, std::uint64_t capacity,
+                                                       Use use = Use::Storage);
 
   DeviceBuffer() = default;
   DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
@@ -34,11 +40,16 @@ class DeviceBuffer {
   VkBuffer handle() const { return buffer_; }
   std::uint64_t size() const { return size_; }             ///< the requested byte size
   std::uint64_t range() const { return range_; }           ///< the descriptor range (>= 4, multiple of 4)
+  std::uint64_t capacity() const { return capacity_; }     ///< bytes of the Vulkan buffer (>= range)
+  /// Gives the buffer the byte size `bytes` (its range rounded as create's; at most capacity()) and sets
+  /// the whole new range to zero bytes. Only while no submission uses the buffer.
+  void reshape_zeroed(std::uint64_t bytes);
   std::span<std::uint8_t> bytes() { return {mapped_, static_cast<std::size_t>(size_)}; }
   std::span<const std::uint8_t> bytes() const { return {mapped_, static_cast<std::size_t>(size_)}; }
   /// Copies `data` to the start of the buffer (host write; visible to the next submission).
   void write(std::span<const std::uint8_t> data);
   bool valid() const { return buffer_ != VK_NULL_HANDLE; }
+  Use use() const { return use_; }
   /// False when host reads of the mapping are uncached: device-local memory behind the PCIe BAR, where
   /// reading 16 MiB took 0.65 s on an NVIDIA H200. Read such a buffer through a Readback copy.
   bool host_cached() const { return host_cached_; }
@@ -52,6 +63,8 @@ class DeviceBuffer {
   std::uint8_t* mapped_ = nullptr;
   std::uint64_t size_ = 0;
   std::uint64_t range_ = 0;
+  std::uint64_t capacity_ = 0;
+  Use use_ = Use::Storage;
   bool host_cached_ = false;
 };
 

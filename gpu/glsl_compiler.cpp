@@ -132,23 +132,54 @@ ir::Result<Spirv> compile_glsl(std::string_view glsl, std::string_view label, co
 
 ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::string_view label) {
   const std::uint64_t key = text_hash(glsl);
-  const auto [first, last] = entries_.equal_range(key);
-  for (auto it = first; it != last; ++it) {
-    if (it->second->glsl == glsl) {
-      ++hits_;
-      return &it->second->spirv;
+  std::shared_ptr<Entry> entry;
+  std::unique_lock<std::mutex> compiling;
+  {
+    std::lock_guard lock(mutex_);
+    const auto [first, last] = entries_.equal_range(key);
+    for (auto it = first; it != last && !entry; ++it)
+      if (it->second->glsl == glsl) entry = it->second;
+    if (!entry) {
+      entry = std::make_shared<Entry>();
+      entry->glsl = std::string(glsl);
+      compiling = std::unique_lock(entry->compiling);  // before anyone else can find the entry
+      entries_.emplace(key, entry);
     }
+  }
+  if (!compiling.owns_lock()) {
+    std::lock_guard wait(entry->compiling);
+    if (entry->error) return *entry->error;
+    ++hits_;
+    return &entry->spirv;
   }
   const auto start = std::chrono::steady_clock::now();
   ir::Result<Spirv> spirv = compile_glsl(glsl, label, failure_dir_);
   compile_ns_ += static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
   ++compiles_;
-  if (!spirv) return spirv.diagnostics();
-  auto entry = std::make_unique<Entry>(Entry{std::string(glsl), std::move(spirv).value()});
-  const Spirv* out = &entry->spirv;
-  entries_.emplace(key, std::move(entry));
-  return out;
+  if (!spirv) {
+    entry->error = spirv.diagnostics();
+    std::lock_guard lock(mutex_);  // not kept: the next call compiles again
+    const auto [first, last] = entries_.equal_range(key);
+    for (auto it = first; it != last; ++it)
+      if (it->second == entry) {
+        entries_.erase(it);
+        break;
+      }
+    return spirv.diagnostics();
+  }
+  entry->spirv = std::move(spirv).value();
+  return &entry->spirv;
+}
+
+std::size_t GlslCompiler::size() {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+void GlslCompiler::clear() {
+  std::lock_guard lock(mutex_);
+  entries_.clear();
 }
 
 }  // namespace gridcheck::gpu

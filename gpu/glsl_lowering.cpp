@@ -68,6 +68,10 @@ bool is_workgroup_barrier(const ir::Stmt& s) {
   return s.kind == StmtKind::Barrier && s.ordering() != ir::MemoryOrdering::GridSync;
 }
 
+bool is_xor(const ir::Expr& e) {
+  return e.kind == ExprKind::Binary && static_cast<ir::BinOp>(e.op) == ir::BinOp::BitXor;
+}
+
 class Lowerer {
  public:
   Lowerer(const ir::Program& p, const ir::TypeTable& types, const LoweringOptions& o) : p_(p), types_(types), o_(o) {}
@@ -577,7 +581,9 @@ class Lowerer {
       case StmtKind::Store: {
         const ir::BufferDecl& b = decl(s.names[0]);
         const std::string index = index_operand(s.exprs[0], b);
-        const std::string value = operand(s.exprs[1]);
+        std::string value = operand(s.exprs[1]);
+        if (o_.fault == LoweringFault::StoreXorPlusOne && is_xor(p_.expr(s.exprs[1])))
+          value = fmt::format("({} + 1u)", value);  // the deliberate test fault (LoweringFault)
         line(fmt::format("if ({}) {} = {};", effect_guard(b, index), element(b, index), value));
         break;
       }
@@ -787,6 +793,12 @@ ir::Result<LoweredShader> lower_to_glsl(const ir::Program& program, const Loweri
     return d;
   }
   return lower_to_glsl(program, *types, options);
+}
+
+std::optional<LoweringFault> lowering_fault_named(std::string_view name) {
+  if (name == "none") return LoweringFault::None;
+  if (name == "store-xor-plus-one") return LoweringFault::StoreXorPlusOne;
+  return std::nullopt;
 }
 
 }  // namespace gridcheck::gpu

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/diagnostic.hpp"
@@ -39,11 +40,23 @@
 
 namespace gridcheck::gpu {
 
+/// A deliberate lowering bug, for tests only: it makes H-gpu diverge from R while H-cpu agrees, so
+/// that the GPU-only paths (`reduce --backend gpu`, blame "lowering/driver") can be tested without a
+/// buggy driver. Reached from the CLI only through $GRIDCHECK_TEST_GPU_FAULT (docs/reduce.md#test-fault).
+enum class LoweringFault : std::uint8_t {
+  None,
+  /// A `store` whose value is a bitwise xor (`buf[i] = a ^ b`, any type) stores that value plus one.
+  StoreXorPlusOne,
+};
+/// The name $GRIDCHECK_TEST_GPU_FAULT uses ("none", "store-xor-plus-one"); nullopt for any other.
+std::optional<LoweringFault> lowering_fault_named(std::string_view name);
+
 struct LoweringOptions {
   /// The workgroup size the shader declares (the program's, or LaunchConfig::workgroup_override).
   std::optional<std::array<std::uint32_t, 3>> workgroup_size;
   /// A comment naming the shader ("segment 2 of 3").
   std::string label;
+  LoweringFault fault = LoweringFault::None;  ///< tests only
 };
 
 /// One non-workgroup buffer of the program and how the shader binds it.

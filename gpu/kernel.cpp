@@ -90,28 +90,49 @@ ir::Result<std::array<std::uint32_t, 3>> launch_grid(const ir::Program& program,
   return plan->grid;
 }
 
+std::optional<ir::Diagnostic> ValidationCache::check(const ir::Program& program, std::string_view label) {
+  const std::uint64_t key = ir::content_hash(program);
+  std::optional<ir::Diagnostics> errors;
+  bool known = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = verdicts_.find(key); it != verdicts_.end()) {
+      known = true;
+      errors = it->second;
+    }
+  }
+  if (!known) {
+    const ir::Diagnostics ds = ir::validate(program);
+    if (ds.has_errors()) {
+      errors.emplace();
+      for (const ir::Diagnostic& d : ds)
+        if (d.severity == ir::Severity::Error) errors->add(d);
+    }
+    std::lock_guard lock(mutex_);
+    verdicts_.emplace(key, errors);
+  }
+  if (!errors) return std::nullopt;
+  const ir::Diagnostic& first = errors->all().front();
+  ir::Diagnostic d = make_error(Code::Untyped, fmt::format("{} does not validate: {} [{}]", label.empty() ? "the launch" : label,
+                                                           first.message, first.code));
+  for (const ir::Diagnostic& n : *errors) d.notes.push_back(n);
+  return d;
+}
+
+void ValidationCache::clear() {
+  std::lock_guard lock(mutex_);
+  verdicts_.clear();
+}
+
+std::size_t ValidationCache::size() const {
+  std::lock_guard lock(mutex_);
+  return verdicts_.size();
+}
+
 ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, ValidationCache& validations,
                                   const ir::Program& program, const KernelOptions& options) {
-  if (options.validate) {
-    const std::uint64_t key = ir::content_hash(program);
-    auto it = validations.find(key);
-    if (it == validations.end()) {
-      std::optional<ir::Diagnostic> verdict;
-      const ir::Diagnostics ds = ir::validate(program);
-      if (ds.has_errors()) {
-        const ir::Diagnostic* first = nullptr;
-        for (const ir::Diagnostic& d : ds)
-          if (d.severity == ir::Severity::Error && first == nullptr) first = &d;
-        ir::Diagnostic d = make_error(Code::Untyped, fmt::format("{} does not validate: {} [{}]", options.label.empty() ? "the launch" : options.label,
-                                                                 first->message, first->code));
-        for (const ir::Diagnostic& n : ds)
-          if (n.severity == ir::Severity::Error) d.notes.push_back(n);
-        verdict = std::move(d);
-      }
-      it = validations.emplace(key, std::move(verdict)).first;
-    }
-    if (it->second) return *it->second;
-  }
+  if (options.validate)
+    if (std::optional<ir::Diagnostic> d = validations.check(program, options.label)) return *d;
   ir::Result<ir::TypeTable> types = ir::typecheck(program);
   if (!types) {
     ir::Diagnostic d = make_error(Code::Untyped, fmt::format("{} does not type-check: {}", options.label.empty() ? "the launch" : options.label,
@@ -120,8 +141,8 @@ ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, Va
     return d;
   }
   LoweringOptions lo;
-  lo.workgroup_size = options.workgroup_override;
-  lo.label = options.label;
+  lo.workgroup_size = options.workgroup_override;  // no label: the GLSL of a segment is the same under every label
+  lo.fault = options.fault;
   ir::Result<LoweredShader> shader = lower_to_glsl(program, *types, lo);
   if (!shader) return shader.diagnostics();
   if (options.dump_dir) dump(*options.dump_dir, options.label, shader->glsl);
@@ -137,6 +158,24 @@ ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, Va
   return Kernel{std::move(shader).value(), *pipeline};
 }
 
+std::shared_ptr<const Kernel> KernelCache::find(std::uint64_t key, const ir::Program& program, const KernelOptions& options) const {
+  std::lock_guard lock(mutex_);
+  const auto [first, last] = entries_.equal_range(key);
+  for (auto it = first; it != last; ++it) {
+    const Entry& e = it->second;
+    if (e.validate != options.validate || e.workgroup_override != options.workgroup_override || e.fault != options.fault)
+      continue;
+    bool same_sites = true;
+    for (const TrapSite& site : e.kernel->shader.trap_sites) {
+      const std::size_t id = static_cast<std::size_t>(site.expr);
+      same_sites = same_sites && site.expr != ir::kNoExpr && id < program.expr_count() && id < e.program.expr_count() &&
+                   program.loc(site.expr) == site.loc && program.expr(site.expr).kind == e.program.expr(site.expr).kind;
+    }
+    if (same_sites && ir::structurally_equal(e.program, program)) return e.kernel;
+  }
+  return nullptr;
+}
+
 ir::Result<std::shared_ptr<const Kernel>> KernelCache::get(VulkanContext& ctx, GlslCompiler& compiler, ValidationCache& validations,
                                                            const ir::Program& program, const KernelOptions& options) {
   auto prepare = [&]() -> ir::Result<std::shared_ptr<const Kernel>> {
@@ -146,20 +185,26 @@ ir::Result<std::shared_ptr<const Kernel>> KernelCache::get(VulkanContext& ctx, G
   };
   if (options.dump_dir) return prepare();
   const std::uint64_t key = ir::content_hash(program);
-  const auto [first, last] = entries_.equal_range(key);
-  for (auto it = first; it != last; ++it) {
-    const Entry& e = it->second;
-    if (e.validate == options.validate && e.workgroup_override == options.workgroup_override && e.label == options.label &&
-        ir::structurally_equal(e.program, program)) {
-      ++hits_;
-      return e.kernel;
-    }
+  if (std::shared_ptr<const Kernel> kept = find(key, program, options)) {
+    ++hits_;
+    return kept;
   }
   ir::Result<std::shared_ptr<const Kernel>> kernel = prepare();
-  if (!kernel || !(*kernel)->shader.trap_sites.empty()) return kernel;
+  if (!kernel) return kernel;
+  std::lock_guard lock(mutex_);
   if (entries_.size() >= capacity_) entries_.clear();
-  entries_.emplace(key, Entry{program, options.workgroup_override, options.label, options.validate, *kernel});
+  entries_.emplace(key, Entry{program, options.workgroup_override, options.validate, options.fault, *kernel});
   return kernel;
+}
+
+std::size_t KernelCache::size() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+void KernelCache::clear() {
+  std::lock_guard lock(mutex_);
+  entries_.clear();
 }
 
 std::optional<planner::LaunchError> trap_error(std::uint64_t key, const LoweredShader& shader,

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/buffer_pool.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/gpu_diagnostics.hpp"
 #include "gpu/vulkan_context.hpp"
@@ -14,16 +15,27 @@ namespace {
 
 planner::LaunchError error(Code code, std::string message) { return to_launch_error(make_error(code, std::move(message))); }
 
+/// A zero-filled buffer from the context's pool (back to the pool when the last holder drops it).
 ir::Result<std::shared_ptr<DeviceBuffer>> make_buffer(VulkanContext& ctx, std::uint64_t bytes,
                                                       DeviceBuffer::Use use = DeviceBuffer::Use::Storage) {
-  ir::Result<DeviceBuffer> b = DeviceBuffer::create(ctx, bytes, use);
-  if (!b) return b.diagnostics();
-  return std::make_shared<DeviceBuffer>(std::move(b).value());
+  return ctx.buffers().acquire(bytes, use);
 }
 
 }  // namespace
 
-ResidentSession::ResidentSession(VulkanContext& ctx, GlslCompiler& compiler) : ctx_(ctx), compiler_(compiler), batch_(ctx) {}
+ResidentSession::ResidentSession(VulkanContext& ctx, GlslCompiler& compiler)
+    : ctx_(ctx), owned_kernels_(std::make_unique<KernelStore>(compiler)), kernels_(*owned_kernels_), batch_(ctx) {}
+
+ResidentSession::ResidentSession(VulkanContext& ctx, KernelStore& kernels) : ctx_(ctx), kernels_(kernels), batch_(ctx) {}
+
+void ResidentSession::clear() {
+  batch_.clear();
+  queued_.clear();
+  keep_alive_.clear();
+  live_.clear();
+  staged_.clear();
+  trapped_launch_.reset();
+}
 
 ResidentSession::~ResidentSession() {
   // Queued work was never submitted: nothing references the buffers on the device.
@@ -69,7 +81,8 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
   ko.workgroup_override = config.workgroup_override;
   ko.label = label_;  // part of the GLSL text (the compile cache's key): never a per-launch counter
   ko.dump_dir = dump_dir_;
-  ir::Result<std::shared_ptr<const Kernel>> kernel = kernels_.get(ctx_, compiler_, validations_, program, ko);
+  ko.fault = fault_;
+  ir::Result<std::shared_ptr<const Kernel>> kernel = kernels_.get(ctx_, program, ko);
   if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
   ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);
   if (!grid) {

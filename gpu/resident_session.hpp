@@ -35,9 +35,16 @@ class VulkanContext;
 
 class ResidentSession {
  public:
-  /// `ctx` and `compiler` must outlive the session.
+  /// `ctx` and `compiler` must outlive the session (kernels are kept by the session).
   ResidentSession(VulkanContext& ctx, GlslCompiler& compiler);
+  /// `ctx` and `kernels` (shared with other sessions and executors, on any threads) must outlive the
+  /// session. One session is used by one thread at a time.
+  ResidentSession(VulkanContext& ctx, KernelStore& kernels);
   ~ResidentSession();
+
+  /// Forgets every live buffer, staging copy and queued launch (never submitted), keeping the kernels and
+  /// the command batch's driver objects: the session is then as new, for the next run.
+  void clear();
 
   /// Creates or replaces the live buffer `name` with `bytes` (a host write; no submission).
   std::optional<planner::LaunchError> upload(std::string_view name, std::span<const std::uint8_t> bytes);
@@ -69,6 +76,8 @@ class ResidentSession {
   /// Launch labels for shaders and internal errors ("segment 1 of 3").
   void set_label(std::string label) { label_ = std::move(label); }
   void set_dump_dir(std::optional<std::filesystem::path> dir) { dump_dir_ = std::move(dir); }
+  /// A deliberate lowering bug for the next launches (tests only; glsl_lowering.hpp LoweringFault).
+  void set_lowering_fault(LoweringFault fault) { fault_ = fault; }
 
   std::size_t queued_launches() const { return queued_.size(); }
   std::uint64_t submissions() const { return submissions_; }
@@ -87,9 +96,8 @@ class ResidentSession {
   };
 
   VulkanContext& ctx_;
-  GlslCompiler& compiler_;
-  ValidationCache validations_;
-  KernelCache kernels_;
+  std::unique_ptr<KernelStore> owned_kernels_;
+  KernelStore& kernels_;
   std::map<std::string, Live, std::less<>> live_;
   CommandBatch batch_;
   std::vector<Queued> queued_;
@@ -108,6 +116,7 @@ class ResidentSession {
   std::map<std::string, Staged, std::less<>> staged_;
   std::string label_;
   std::optional<std::filesystem::path> dump_dir_;
+  LoweringFault fault_ = LoweringFault::None;
   std::uint64_t submissions_ = 0;
   std::uint64_t launches_ = 0;
   std::optional<std::size_t> trapped_launch_;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/buffer_pool.hpp"
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/gpu_diagnostics.hpp"
 
@@ -304,13 +305,15 @@ ir::Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const ContextOp
   pool.queueFamilyIndex = d.compute_queue_family;
   r = vkCreateCommandPool(ctx->device_, &pool, nullptr, &ctx->command_pool_);
   if (r != VK_SUCCESS) return vk_error(r, "vkCreateCommandPool");
-  ctx->pipelines_ = std::make_unique<PipelineCache>(*ctx);
+  ctx->pipelines_ = std::make_unique<PipelineCache>(*ctx, options.pipeline_cache_dir);
+  ctx->buffers_ = std::make_unique<BufferPool>(*ctx);
   return ctx;
 }
 
 VulkanContext::~VulkanContext() {
   if (device_ != VK_NULL_HANDLE) {
     vkDeviceWaitIdle(device_);
+    buffers_.reset();
     pipelines_.reset();
     if (command_pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, command_pool_, nullptr);
     vkDestroyDevice(device_, nullptr);
@@ -346,6 +349,11 @@ std::optional<std::uint32_t> VulkanContext::host_cached_memory_type(std::uint32_
     if (!device_local) device_local = i;
   }
   return device_local;
+}
+
+VkResult VulkanContext::submit(const VkSubmitInfo& info, VkFence fence) {
+  std::lock_guard lock(queue_mutex_);
+  return vkQueueSubmit(queue_, 1, &info, fence);
 }
 
 bool VulkanContext::is_host_cached(std::uint32_t type) const {

@@ -2,11 +2,16 @@
 // The Vulkan runtime's root: instance, the chosen physical device, a logical device with one compute
 // queue, the optional validation messenger, and the device facts the rest of gpu/ asks about.
 //
-// Contract: one VulkanContext is used from one thread at a time. Every failure is a K### diagnostic
-// (gpu_diagnostics.hpp); nothing throws and nothing aborts on driver errors.
+// Contract: a VulkanContext may be shared by threads: its pipeline cache and buffer pool are
+// thread-safe, and every submission to its one queue goes through submit(), which holds the queue's
+// lock only for vkQueueSubmit (each thread waits on its own fence). Everything a thread records
+// (command pools, descriptor pools, fences: a CommandBatch) is that thread's own. Every failure is a
+// K### diagnostic (gpu_diagnostics.hpp); nothing throws and nothing aborts on driver errors.
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,6 +26,7 @@
 namespace gridcheck::gpu {
 
 class PipelineCache;
+class BufferPool;
 
 /// What gridcheck needs to know about one physical device (also what `gridcheck devices` prints).
 struct DeviceInfo {
@@ -80,6 +86,9 @@ class ValidationLog {
 struct ContextOptions {
   std::string device;       ///< selector for select_device ("" = default choice)
   bool validation = false;  ///< VK_LAYER_KHRONOS_validation + synchronization validation + messenger (K005 if absent)
+  /// Where the VkPipelineCache file lives (compute_pipeline.hpp); nullopt: no file (an in-memory cache
+  /// only). The CLI passes default_pipeline_cache_dir() unless told otherwise.
+  std::optional<std::filesystem::path> pipeline_cache_dir;
 };
 
 class VulkanContext {
@@ -101,6 +110,17 @@ class VulkanContext {
   ValidationLog& validation_log() { return *log_; }
   /// Compiled pipelines of this device, keyed by SPIR-V hash.
   PipelineCache& pipelines() { return *pipelines_; }
+  /// Released device buffers for reuse by size class (thread-safe).
+  BufferPool& buffers() { return *buffers_; }
+  /// vkQueueSubmit on the context's queue under its lock (the queue needs external synchronisation).
+  VkResult submit(const VkSubmitInfo& info, VkFence fence);
+  /// Submissions waited for, and their total time from submit to the fence (CommandBatch reports them).
+  void note_submission(std::uint64_t wall_ns) {
+    ++submissions_;
+    submit_wait_ns_ += wall_ns;
+  }
+  std::uint64_t submissions() const { return submissions_.load(); }
+  std::uint64_t submit_wait_ns() const { return submit_wait_ns_.load(); }
 
   /// A HOST_VISIBLE | HOST_COHERENT memory type among `type_bits`, preferring DEVICE_LOCAL; K013 if none.
   ir::Result<std::uint32_t> host_coherent_memory_type(std::uint32_t type_bits) const;
@@ -123,6 +143,10 @@ class VulkanContext {
   DeviceInfo info_;
   std::unique_ptr<ValidationLog> log_ = std::make_unique<ValidationLog>();
   std::unique_ptr<PipelineCache> pipelines_;
+  std::unique_ptr<BufferPool> buffers_;
+  std::mutex queue_mutex_;
+  std::atomic<std::uint64_t> submissions_{0};
+  std::atomic<std::uint64_t> submit_wait_ns_{0};
 };
 
 }  // namespace gridcheck::gpu

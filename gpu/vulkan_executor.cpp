@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/buffer_pool.hpp"
 #include "gpu/command_batch.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/gpu_diagnostics.hpp"
@@ -32,7 +33,9 @@ ir::Result<std::unique_ptr<VulkanExecutor>> VulkanExecutor::create(const Context
   return exec;
 }
 
-VulkanExecutor::VulkanExecutor(VulkanContext& ctx) : ctx_(&ctx), batch_(ctx) {}
+VulkanExecutor::VulkanExecutor(VulkanContext& ctx)
+    : ctx_(&ctx), owned_kernels_(std::make_unique<KernelStore>()), kernels_(owned_kernels_.get()), batch_(ctx) {}
+VulkanExecutor::VulkanExecutor(VulkanContext& ctx, KernelStore& kernels) : ctx_(&ctx), kernels_(&kernels), batch_(ctx) {}
 VulkanExecutor::~VulkanExecutor() = default;
 
 std::string VulkanExecutor::name() const { return "vulkan:" + ctx_->info().name; }
@@ -51,10 +54,11 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
   ko.label = label_;  // never a per-launch counter: the label is part of the GLSL text, the compile cache's key
   ko.dump_dir = dump_dir_;
   ko.validate = validate_;
-  ir::Result<Kernel> kernel = prepare_kernel(*ctx_, compiler_, validations_, program, ko);
+  ko.fault = fault_;
+  ir::Result<std::shared_ptr<const Kernel>> kernel = kernels_->get(*ctx_, program, ko);
   last_.lower_compile_ns = since(start);
   if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
-  const LoweredShader& shader = kernel->shader;
+  const LoweredShader& shader = (*kernel)->shader;
 
   ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);
   if (!grid) {
@@ -93,28 +97,29 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
     }
   }
 
-  std::vector<DeviceBuffer> buffers(decls.size());
+  // Pooled buffers: zero-filled on acquire, back to the pool when this launch returns (after its wait).
+  std::vector<std::shared_ptr<DeviceBuffer>> buffers(decls.size());
   for (const BufferBinding& bb : shader.buffers) {
-    ir::Result<DeviceBuffer> buffer = DeviceBuffer::create(*ctx_, size_of[bb.decl_index]);
+    ir::Result<std::shared_ptr<DeviceBuffer>> buffer = ctx_->buffers().acquire(size_of[bb.decl_index]);
     if (!buffer) return to_launch_error(buffer.diagnostics().all().front());
     buffers[bb.decl_index] = std::move(buffer).value();
-    if (const planner::Bytes* in = input_of[bb.decl_index]) buffers[bb.decl_index].write(*in);
+    if (const planner::Bytes* in = input_of[bb.decl_index]) buffers[bb.decl_index]->write(*in);
   }
-  DeviceBuffer trap;
+  std::shared_ptr<DeviceBuffer> trap;
   if (shader.trap_binding) {
-    ir::Result<DeviceBuffer> t = DeviceBuffer::create(*ctx_, 8);
+    ir::Result<std::shared_ptr<DeviceBuffer>> t = ctx_->buffers().acquire(8);
     if (!t) return to_launch_error(t.diagnostics().all().front());
     trap = std::move(t).value();
-    std::memset(trap.bytes().data(), 0xFF, 8);
+    std::memset(trap->bytes().data(), 0xFF, 8);
   }
 
   std::vector<const DeviceBuffer*> bound;
   std::vector<std::uint32_t> push(shader.push_constant_words, 0);
   for (const BufferBinding& bb : shader.buffers) {
-    bound.push_back(&buffers[bb.decl_index]);
+    bound.push_back(buffers[bb.decl_index].get());
     if (bb.length_push_word) push[*bb.length_push_word] = static_cast<std::uint32_t>(size_of[bb.decl_index] / 4);
   }
-  if (shader.trap_binding) bound.push_back(&trap);
+  if (shader.trap_binding) bound.push_back(trap.get());
 
   // Outputs in memory the host reads uncached are copied to host-cached staging buffers after the
   // dispatches (a range outside its buffer is left for the check after the launch).
@@ -122,9 +127,9 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
   std::vector<ir::ByteRange> staged_range(decls.size());
   for (std::size_t i = 0, next = 0; i < decls.size(); ++i) {
     const ir::BufferDecl& b = decls[i];
-    if (!ir::is_dispatch_output(b) || !buffers[i].valid() || buffers[i].host_cached()) continue;
-    const ir::ByteRange r = b.output_byte_range.value_or(ir::ByteRange{0, buffers[i].size()});
-    if (r.begin >= r.end || r.end > buffers[i].size()) continue;
+    if (!ir::is_dispatch_output(b) || !buffers[i] || buffers[i]->host_cached()) continue;
+    const ir::ByteRange r = b.output_byte_range.value_or(ir::ByteRange{0, buffers[i]->size()});
+    if (r.begin >= r.end || r.end > buffers[i]->size()) continue;
     if (staging_.size() <= next) staging_.emplace_back();
     DeviceBuffer& s = staging_[next];
     if (!s.valid() || s.size() < r.end - r.begin) {
@@ -136,17 +141,17 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
     staged[i] = next++;
     staged_range[i] = r;
   }
-  for (std::uint32_t i = 0; i < config.fixpoint_iterations; ++i) batch_.dispatch(*kernel->pipeline, bound, push, *grid);
+  for (std::uint32_t i = 0; i < config.fixpoint_iterations; ++i) batch_.dispatch(*(*kernel)->pipeline, bound, push, *grid);
   for (std::size_t i = 0; i < decls.size(); ++i)
     if (staged[i])
-      batch_.copy(buffers[i], staged_range[i].begin, staging_[*staged[i]], staged_range[i].end - staged_range[i].begin);
+      batch_.copy(*buffers[i], staged_range[i].begin, staging_[*staged[i]], staged_range[i].end - staged_range[i].begin);
   ir::Result<SubmitStats> submitted = batch_.submit_and_wait();
   if (!submitted) return to_launch_error(submitted.diagnostics().all().front());
   last_.submit_ns = submitted->wall_ns;
 
   if (shader.trap_binding) {
     std::uint64_t key = 0;
-    std::memcpy(&key, trap.bytes().data(), 8);
+    std::memcpy(&key, trap->bytes().data(), 8);
     if (std::optional<planner::LaunchError> e = trap_error(key, shader, *grid)) return e;
   }
 
@@ -156,7 +161,7 @@ std::optional<planner::LaunchError> VulkanExecutor::launch(const ir::Program& pr
   for (std::size_t i = 0, next = 0; i < decls.size(); ++i) {
     const ir::BufferDecl& b = decls[i];
     if (!ir::is_dispatch_output(b)) continue;
-    std::span<const std::uint8_t> bytes = buffers[i].bytes();
+    std::span<const std::uint8_t> bytes = buffers[i] ? buffers[i]->bytes() : std::span<const std::uint8_t>{};
     if (b.output_byte_range) {
       const ir::ByteRange r = *b.output_byte_range;
       if (r.begin > r.end || r.end > bytes.size())

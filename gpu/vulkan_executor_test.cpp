@@ -62,6 +62,29 @@ TEST_F(Gpu_Executor, InputsAndOutputsFollowDeclarationOrderWithZeroFillAndByteRa
   EXPECT_EQ(words(out_[2]), (std::vector<std::uint32_t>{10, 20}));
 }
 
+// The test-only lowering fault (LoweringFault::StoreXorPlusOne) corrupts exactly the stores whose value
+// is an xor; without it the same program is exact. Tests of GPU-only divergences rely on both halves.
+TEST_F(Gpu_Executor, TheStoreXorFaultCorruptsOnlyXorStores) {
+  Builder b({4, 1, 1});
+  auto out = b.output("out", 0, ScalarType::U32, 8);
+  Program p = b.wrapped({
+      b.store(out, b.gid(), b.gid() ^ b.u32(6)),
+      b.store(out, b.gid() + b.u32(4), b.gid() | b.u32(8)),
+  });
+  ASSERT_FALSE(launch(p, {}, grid(1)));
+  const std::vector<std::uint32_t> exact{6, 7, 4, 5, 8, 9, 10, 11};
+  EXPECT_EQ(words(out_[0]), exact);
+  exec().set_lowering_fault(LoweringFault::StoreXorPlusOne);
+  ASSERT_FALSE(launch(p, {}, grid(1)));
+  EXPECT_EQ(words(out_[0]), (std::vector<std::uint32_t>{7, 8, 5, 6, 8, 9, 10, 11}));
+  exec().set_lowering_fault(LoweringFault::None);
+  ASSERT_FALSE(launch(p, {}, grid(1)));
+  EXPECT_EQ(words(out_[0]), exact);
+  EXPECT_EQ(lowering_fault_named("store-xor-plus-one"), LoweringFault::StoreXorPlusOne);
+  EXPECT_EQ(lowering_fault_named("none"), LoweringFault::None);
+  EXPECT_FALSE(lowering_fault_named("store-xor"));
+}
+
 TEST_F(Gpu_Executor, TheGridIsInferredPerSpec57WithoutAnOverride) {
   Builder b({64, 1, 1});
   auto out = b.output("out", 0, ScalarType::U32, 100);
@@ -340,9 +363,11 @@ TEST_F(Gpu_Executor, RepeatedLaunchesHitTheCompileAndPipelineCaches) {
   Builder b({1, 1, 1});
   auto out = b.output("out", 0, ScalarType::U32, 1);
   Program p = b.wrapped({b.store(out, b.u32(0), b.u32(41) + b.u32(1))});
+  const std::uint64_t kernel_hits = exec().kernels().kernels().hits();
   for (int i = 0; i < 3; ++i) ASSERT_FALSE(launch(p, {}, grid(1)));
   EXPECT_EQ(exec().compiler().compiles(), 1u);
-  EXPECT_EQ(exec().compiler().hits(), 2u);
+  EXPECT_EQ(exec().kernels().kernels().hits(), kernel_hits + 2);  // kept kernels: not even lowered again
+  EXPECT_EQ(exec().compiler().hits(), 0u);
   EXPECT_EQ(words(out_[0])[0], 42u);
   EXPECT_EQ(exec().name(), "vulkan:" + ctx().info().name);
 }

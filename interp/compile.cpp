@@ -52,6 +52,8 @@ std::string_view stmt_word(StmtKind kind) {
   }
 }
 
+using PathId = std::uint32_t;  ///< index into CompiledProgram::paths
+
 class Compiler {
  public:
   Compiler(const ir::Program& p, const ir::TypeTable& types, std::string_view file)
@@ -62,8 +64,9 @@ class Compiler {
     layout_buffers();
     assign_slots();
     const auto entry = p_.entry_stmts();
-    for (std::size_t i = 0; i < entry.size(); ++i) compile_stmt(entry[i], fmt::format("entry[{}]", i));
-    origin_ = Origin{Site{{}, "end", "end of program"}, true, 0, 0};
+    for (std::size_t i = 0; i < entry.size(); ++i)
+      compile_stmt(entry[i], path_node(PathNode::kNone, "entry", static_cast<std::uint32_t>(i)));
+    set_origin({}, path_node(PathNode::kNone, "end", PathNode::kNone), What{"end of program"}, true, 0);
     emit({Op::Return});
     out_.frame_words = temp_base_ + temp_max_;
     if (diags_.has_errors()) return std::move(diags_);
@@ -129,9 +132,10 @@ class Compiler {
 
   // ---------------------------------------------------------------------------- utilities
 
-  void refuse(const char* code, ir::SourceLoc loc, const std::string& path, std::string message) {
+  void refuse(const char* code, ir::SourceLoc loc, PathId path, std::string message) {
     auto& d = diags_.error(code, std::string(file_), loc, std::move(message));
-    if (!loc.known()) d.notes.push_back(ir::Diagnostic{ir::Severity::Note, {}, std::string(file_), {}, "at " + path, {}});
+    if (!loc.known())
+      d.notes.push_back(ir::Diagnostic{ir::Severity::Note, {}, std::string(file_), {}, "at " + out_.path_string(path), {}});
   }
 
   std::uint32_t emit(Instr in) {
@@ -160,7 +164,7 @@ class Compiler {
   /// variable is kept up to date only when the body reads it.
   static constexpr std::uint32_t kMaxUnrollTrips = 16;
   static constexpr std::uint32_t kMaxUnrollStatements = 16;
-  bool compile_unrolled(ir::StmtId id, const ir::Stmt& s, const std::string& path, std::uint32_t var) {
+  bool compile_unrolled(ir::StmtId id, const ir::Stmt& s, PathId path, std::uint32_t var) {
     const ir::Expr& from = p_.expr(s.exprs[0]);
     const ir::Expr& to = p_.expr(s.exprs[1]);
     auto literal_u32 = [](const ir::Expr& e) -> std::optional<std::uint32_t> {
@@ -186,7 +190,7 @@ class Compiler {
       compile_list(s.body, path, "body");
       scope_.resize(mark);
       if (reads_var && k + 1 < trips) {
-        set_origin_stmt(id, path, fmt::format("loop {}", p_.name(s.names[0])));
+        set_origin_stmt(id, path, What{"loop ", p_.name(s.names[0])});
         emit({Op::Inc, 0, 0, 0, var});
       }
     }
@@ -206,12 +210,27 @@ class Compiler {
 
   ScalarType type_of(ir::ExprId id) const { return types_[id]; }
 
-  void set_origin_stmt(ir::StmtId id, const std::string& path, std::string what) {
-    origin_ = Origin{Site{p_.loc(id), path, std::move(what)}, true, ir::index_of(id), 0};
+  /// A site's description without formatting: prefix + arg + suffix (prefix and suffix literals).
+  struct What {
+    const char* prefix;
+    std::string_view arg = {};
+    const char* suffix = "";
+  };
+
+  PathId path_node(PathId parent, const char* field, std::uint32_t index) {
+    out_.paths.push_back(PathNode{parent, field, index});
+    return static_cast<PathId>(out_.paths.size() - 1);
   }
-  void set_origin_expr(ir::ExprId id, std::string what) {
+  void set_origin(ir::SourceLoc loc, PathId path, What what, bool is_stmt, std::uint32_t node) {
+    out_.sites.push_back(SiteRecipe{loc, path, what.prefix, std::string(what.arg), what.suffix});
+    origin_ = Origin{static_cast<std::uint32_t>(out_.sites.size() - 1), is_stmt, node, 0};
+  }
+  void set_origin_stmt(ir::StmtId id, PathId path, What what) {
+    set_origin(p_.loc(id), path, what, true, ir::index_of(id));
+  }
+  void set_origin_expr(ir::ExprId id, What what) {
     const ir::SourceLoc loc = p_.loc(id).known() ? p_.loc(id) : stmt_loc_;
-    origin_ = Origin{Site{loc, stmt_path_, std::move(what)}, false, ir::index_of(id), 0};
+    set_origin(loc, stmt_path_, what, false, ir::index_of(id));
   }
 
   /// 1 = holds a workgroup barrier (no grid_sync), 2 = holds a grid_sync, 0 = neither.
@@ -232,28 +251,29 @@ class Compiler {
 
   // --------------------------------------------------------------------------- statements
 
-  void compile_list(ir::StmtList list, const std::string& path, std::string_view field) {
+  void compile_list(ir::StmtList list, PathId path, const char* field) {
     const std::size_t mark = scope_.size();
     const auto stmts = p_.list(list);
-    for (std::size_t i = 0; i < stmts.size(); ++i) compile_stmt(stmts[i], fmt::format("{}.{}[{}]", path, field, i));
+    for (std::size_t i = 0; i < stmts.size(); ++i)
+      compile_stmt(stmts[i], path_node(path, field, static_cast<std::uint32_t>(i)));
     scope_.resize(mark);
   }
 
-  void compile_stmt(ir::StmtId id, const std::string& path) {
+  void compile_stmt(ir::StmtId id, PathId path) {
     const ir::Stmt& s = p_.stmt(id);
     temp_next_ = 0;
     stmt_loc_ = p_.loc(id);
     stmt_path_ = path;
     switch (s.kind) {
       case StmtKind::Let: {
-        set_origin_stmt(id, path, fmt::format("let {}", p_.name(s.names[0])));
+        set_origin_stmt(id, path, What{"let ", p_.name(s.names[0])});
         const std::uint32_t slot = local_slot(id, 0);
         compile_into(s.exprs[0], slot);
         scope_.push_back({s.names[0], slot, false});
         break;
       }
       case StmtKind::Assign: {
-        set_origin_stmt(id, path, fmt::format("assign {}", p_.name(s.names[0])));
+        set_origin_stmt(id, path, What{"assign ", p_.name(s.names[0])});
         const Binding* b = lookup(s.names[0]);
         if (b == nullptr) {
           refuse(kUnknownName, p_.loc(id), path, fmt::format("assignment to undeclared name '{}'", p_.name(s.names[0])));
@@ -279,7 +299,7 @@ class Compiler {
           break;
         }
         const bool fence = ordering == ir::MemoryOrdering::GridSync;
-        set_origin_stmt(id, path, fence ? "grid_sync" : fmt::format("barrier {}", ir::name_of(ordering)));
+        set_origin_stmt(id, path, fence ? What{"grid_sync"} : What{"barrier ", ir::name_of(ordering)});
         Instr barrier{fence ? Op::Fence : Op::Barrier};
         if (!fence) barrier.sub = memory_mask(s.barrier_memory());
         barrier_pcs_.push_back(emit(barrier));
@@ -287,13 +307,14 @@ class Compiler {
         break;
       }
       case StmtKind::Return:
-        set_origin_stmt(id, path, "return");
+        set_origin_stmt(id, path, What{"return"});
         emit({Op::Return});
         break;
       case StmtKind::Trap: {
-        set_origin_stmt(id, path, fmt::format("trap {}", s.names[2] == ir::kNoName ? "" : p_.name(s.names[2])));
+        const What trap{"trap ", s.names[2] == ir::kNoName ? std::string_view() : p_.name(s.names[2])};
+        set_origin_stmt(id, path, trap);
         if (s.exprs[0] != ir::kNoExpr) compile_expr(s.exprs[0]);
-        set_origin_stmt(id, path, fmt::format("trap {}", s.names[2] == ir::kNoName ? "" : p_.name(s.names[2])));
+        set_origin_stmt(id, path, trap);
         emit({Op::Trap});
         break;
       }
@@ -304,9 +325,9 @@ class Compiler {
     }
   }
 
-  void compile_store(ir::StmtId id, const ir::Stmt& s, const std::string& path) {
+  void compile_store(ir::StmtId id, const ir::Stmt& s, PathId path) {
     const auto index = p_.buffer_index(s.names[0]);
-    set_origin_stmt(id, path, fmt::format("store to {}", p_.name(s.names[0])));
+    set_origin_stmt(id, path, What{"store to ", p_.name(s.names[0])});
     if (!index) {
       refuse(kUnknownName, p_.loc(id), path, fmt::format("store into unknown buffer '{}'", p_.name(s.names[0])));
       return;
@@ -319,7 +340,7 @@ class Compiler {
     }
     const std::uint32_t idx = compile_index(s.exprs[0]);
     const std::uint32_t val = compile_expr(s.exprs[1]);
-    set_origin_stmt(id, path, fmt::format("store to {}", p_.name(s.names[0])));
+    set_origin_stmt(id, path, What{"store to ", p_.name(s.names[0])});
     emit({Op::Store, 0, 0, 0, 0, static_cast<std::uint32_t>(*index), idx, val});
   }
 
@@ -332,10 +353,10 @@ class Compiler {
     return t;
   }
 
-  void compile_if(ir::StmtId id, const ir::Stmt& s, const std::string& path) {
-    set_origin_stmt(id, path, "if");
+  void compile_if(ir::StmtId id, const ir::Stmt& s, PathId path) {
+    set_origin_stmt(id, path, What{"if"});
     const std::uint32_t cond = compile_condition(s.exprs[0]);
-    set_origin_stmt(id, path, "if");
+    set_origin_stmt(id, path, What{"if"});
     const int scope = std::max(barrier_scope(s.body), barrier_scope(s.otherwise));
     std::uint32_t record = 0;
     if (scope > 0)
@@ -345,7 +366,7 @@ class Compiler {
     const std::uint32_t body_start = here();
     compile_list(s.body, path, "then");
     if (!s.otherwise.empty()) {
-      set_origin_stmt(id, path, "if");
+      set_origin_stmt(id, path, What{"if"});
       const std::uint32_t jmp = emit({Op::Jmp});
       out_.code[jz].b = here();
       compile_list(s.otherwise, path, "else");
@@ -356,8 +377,8 @@ class Compiler {
     if (scope > 0) out_.origins[record].guarded_barrier_pc = first_barrier_at_or_after(body_start);
   }
 
-  void compile_loop(ir::StmtId id, const ir::Stmt& s, const std::string& path) {
-    const std::string what = fmt::format("loop {}", p_.name(s.names[0]));
+  void compile_loop(ir::StmtId id, const ir::Stmt& s, PathId path) {
+    const What what{"loop ", p_.name(s.names[0])};
     set_origin_stmt(id, path, what);
     const std::uint32_t var = local_slot(id, 0);
     const std::uint32_t end = local_slot(id, 1);
@@ -407,7 +428,7 @@ class Compiler {
     }
     const std::uint32_t r = compile_expr(id);
     if (t == ScalarType::I32) {
-      set_origin_expr(id, "index");
+      set_origin_expr(id, What{"index"});
       emit({Op::CheckU32, static_cast<std::uint8_t>(U32Use::Index), 0, 0, 0, r});
     }
     return r;
@@ -450,7 +471,7 @@ class Compiler {
       case ExprKind::Unary: {
         const std::uint32_t x = compile_expr(e.operands[0]);
         const std::uint32_t d = dest(hint);
-        set_origin_expr(id, std::string(ir::info(e.un_op()).mnemonic));
+        set_origin_expr(id, What{"", ir::info(e.un_op()).mnemonic});
         if (e.un_op() == ir::UnOp::LogicalNot) {
           emit({Op::LogNot, 0, 0, 0, d, x});
         } else {
@@ -464,7 +485,7 @@ class Compiler {
         const std::uint32_t t = compile_expr(e.operands[1]);
         const std::uint32_t f = compile_expr(e.operands[2]);
         const std::uint32_t d = dest(hint);
-        set_origin_expr(id, "select");
+        set_origin_expr(id, What{"select"});
         emit({Op::Select, 0, 0, 0, d, c, t, f});
         return d;
       }
@@ -473,7 +494,7 @@ class Compiler {
         const ScalarType from = type_of(e.operands[0]);
         if (from == e.cast_target()) return x;  // registers hold canonical values already
         const std::uint32_t d = dest(hint);
-        set_origin_expr(id, "cast");
+        set_origin_expr(id, What{"cast"});
         emit({Op::Cast, static_cast<std::uint8_t>(e.cast_target()), static_cast<std::uint8_t>(from), 0, d, x});
         return d;
       }
@@ -482,7 +503,7 @@ class Compiler {
         const std::uint32_t b = compile_expr(e.operands[1]);
         const std::uint32_t c = compile_expr(e.operands[2]);
         const std::uint32_t d = dest(hint);
-        set_origin_expr(id, "fma");
+        set_origin_expr(id, What{"fma"});
         emit({Op::Fma, 0, 0, 0, d, a, b, c});
         return d;
       }
@@ -499,7 +520,7 @@ class Compiler {
     }
     const std::uint32_t idx = compile_index(e.operands[0]);
     const std::uint32_t d = dest(hint);
-    set_origin_expr(id, fmt::format("load from {}", p_.name(e.buffer())));
+    set_origin_expr(id, What{"load from ", p_.name(e.buffer())});
     const ScalarType element = p_.buffers()[*index].element;
     const Op op = element == ScalarType::Bool ? Op::LoadBool : element == ScalarType::F32 ? Op::LoadF32 : Op::Load;
     emit({op, 0, 0, 0, d, static_cast<std::uint32_t>(*index), idx});
@@ -508,7 +529,7 @@ class Compiler {
 
   std::uint32_t compile_atomic(ir::ExprId id, const ir::Expr& e, std::uint32_t hint) {
     const auto index = p_.buffer_index(e.buffer());
-    const std::string what = fmt::format("{} on {}", ir::info(e.atomic_op()).mnemonic, p_.name(e.buffer()));
+    const std::string what = fmt::format("{} on {}", ir::info(e.atomic_op()).mnemonic, p_.name(e.buffer()));  // rare
     if (!index) {
       refuse(kUnknownName, stmt_loc_, stmt_path_, fmt::format("atomic on unknown buffer '{}'", p_.name(e.buffer())));
       return 0;
@@ -531,7 +552,7 @@ class Compiler {
     if (has_expected) expected = compile_atomic_operand(e.operands[2]);
     const std::uint32_t value = compile_atomic_operand(e.operands[1]);
     const std::uint32_t d = dest(hint);
-    set_origin_expr(id, what);
+    set_origin_expr(id, What{"", what});
     emit({Op::Atomic, static_cast<std::uint8_t>(e.atomic_op()), 0, 0, d, static_cast<std::uint32_t>(*index), idx, value,
           expected});
     return d;
@@ -545,7 +566,7 @@ class Compiler {
     }
     const std::uint32_t r = compile_expr(id);
     if (t == ScalarType::I32) {
-      set_origin_expr(id, "atomic operand");
+      set_origin_expr(id, What{"atomic operand"});
       emit({Op::CheckU32, static_cast<std::uint8_t>(U32Use::AtomicOperand), 0, 0, 0, r});
     }
     return r;
@@ -571,7 +592,7 @@ class Compiler {
         const std::uint32_t y = compile_expr(product->second);
         const std::uint32_t z = compile_expr(e.operands[1]);
         const std::uint32_t d = dest(hint);
-        set_origin_expr(id, "operator '+'");
+        set_origin_expr(id, What{"operator '+'"});
         emit({Op::MulAdd, 0, 0, 0, d, x, y, z});
         return d;
       }
@@ -580,7 +601,7 @@ class Compiler {
         const std::uint32_t x = compile_expr(product->first);
         const std::uint32_t y = compile_expr(product->second);
         const std::uint32_t d = dest(hint);
-        set_origin_expr(id, "operator '+'");
+        set_origin_expr(id, What{"operator '+'"});
         emit({Op::MulAdd, 0, 0, 0, d, x, y, z});
         return d;
       }
@@ -591,7 +612,7 @@ class Compiler {
     const ScalarType t = type_of(e.operands[0]);
     const BinOp op = e.bin_op();
     const ir::BinOpInfo& row = ir::info(op);
-    set_origin_expr(id, fmt::format("operator '{}'", row.infix.empty() ? row.mnemonic : row.infix));
+    set_origin_expr(id, What{"operator '", row.infix.empty() ? row.mnemonic : row.infix, "'"});
     const bool integer = t == ScalarType::U32 || t == ScalarType::I32;
     const bool is_signed = t == ScalarType::I32;
     std::optional<Op> fast;
@@ -644,7 +665,7 @@ class Compiler {
   ir::Diagnostics diags_;
   Origin origin_;
   ir::SourceLoc stmt_loc_;
-  std::string stmt_path_;
+  PathId stmt_path_ = 0;
   std::vector<Binding> scope_;
   std::unordered_map<std::uint32_t, std::uint32_t> const_slot_;
   std::unordered_map<std::uint64_t, std::uint32_t> local_slot_;
@@ -657,6 +678,22 @@ class Compiler {
 };
 
 }  // namespace
+
+std::string CompiledProgram::path_string(std::uint32_t path) const {
+  const PathNode& n = paths[path];
+  std::string out = n.parent == PathNode::kNone ? std::string() : path_string(n.parent) + ".";
+  out += n.field;
+  if (n.index != PathNode::kNone) out += fmt::format("[{}]", n.index);
+  return out;
+}
+
+Site CompiledProgram::site(std::uint32_t pc) const {
+  const SiteRecipe& r = sites[origins[pc].site];
+  std::string what = r.prefix;
+  what += r.arg;
+  what += r.suffix;
+  return Site{r.loc, path_string(r.path), std::move(what)};
+}
 
 ir::Result<CompiledProgram> compile(const ir::Program& program, const ir::TypeTable& types, std::string_view file) {
   return Compiler(program, types, file).run();

@@ -11,7 +11,8 @@
 // Constants live in every frame, so an operand is always a slot index and the execution loop never
 // asks where a value comes from. Control flow is compiled to jumps; a loop evaluates its bounds
 // once into its two slots. Buffers are resolved to indices; names and builtins never reach the loop.
-// `origins[pc]` maps every instruction back to the IR for reports and observers.
+// `origins[pc]` maps every instruction back to the IR for reports and observers; its source site is
+// spelled out only when asked for (site(pc)): compiling formats no text.
 
 #include <array>
 #include <cstdint>
@@ -85,9 +86,27 @@ inline std::uint8_t barrier_memory_mask(const Instr& barrier) {
   return barrier.sub == 0 ? kOrdersAllMemory : barrier.sub;
 }
 
+/// A statement's path from the entry, one node per step: `field[index]` below `parent`
+/// ("entry[0].body[2].then[0]"); a root has no parent, and a node without index is its field alone.
+struct PathNode {
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  std::uint32_t parent = kNone;
+  const char* field = "";  ///< a string literal
+  std::uint32_t index = kNone;
+};
+
+/// The parts of a Site (result.hpp): its description is prefix + arg + suffix.
+struct SiteRecipe {
+  ir::SourceLoc loc;
+  std::uint32_t path = 0;  ///< index into CompiledProgram::paths
+  const char* prefix = "";  ///< a string literal
+  std::string arg;
+  const char* suffix = "";  ///< a string literal
+};
+
 /// The IR node an instruction comes from.
 struct Origin {
-  Site site;
+  std::uint32_t site = 0;  ///< index into CompiledProgram::sites
   bool is_stmt = true;
   std::uint32_t node = 0;  ///< StmtId or ExprId index
   /// For RecordIf/RecordLoop: the first barrier inside the guarded body (the second divergence site).
@@ -117,6 +136,8 @@ inline constexpr std::uint32_t kFirstConstSlot = 15;
 struct CompiledProgram {
   std::vector<Instr> code;
   std::vector<Origin> origins;                ///< parallel to `code`
+  std::vector<SiteRecipe> sites;
+  std::vector<PathNode> paths;
   std::vector<CompiledBuffer> buffers;        ///< declaration order (workgroup buffers included)
   std::array<std::uint32_t, 3> workgroup_size = {1, 1, 1};
   std::uint32_t frame_words = kFirstConstSlot;
@@ -134,7 +155,10 @@ struct CompiledProgram {
   std::uint32_t invocations_per_workgroup() const {
     return workgroup_size[0] * workgroup_size[1] * workgroup_size[2];
   }
-  const Site& site(std::uint32_t pc) const { return origins[pc].site; }
+  /// The source site of instruction `pc`.
+  Site site(std::uint32_t pc) const;
+  /// "entry[0].body[2]" of path node `path`.
+  std::string path_string(std::uint32_t path) const;
 };
 
 /// Compiles a type-checked program. Refuses (codes R001-R009) what the reference does not run:

@@ -24,7 +24,7 @@ std::string disassemble(const CompiledProgram& program) {
   for (std::size_t pc = 0; pc < program.code.size(); ++pc) {
     const Instr& in = program.code[pc];
     out += fmt::format("{:4}: {:<11} d={} a={} b={} c={} e={} sub={} type={}   ; {}\n", pc, name_of(in.op), in.d, in.a,
-                       in.b, in.c, in.e, in.sub, in.type, to_string(program.origins[pc].site));
+                       in.b, in.c, in.e, in.sub, in.type, to_string(program.site(pc)));
   }
   return out;
 }

@@ -24,6 +24,11 @@ inline void write_word(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4)
 // Diagnostic codes of run-time outcomes.
 constexpr const char* kTrapCode = "R020";
 constexpr const char* kOutOfFuelCode = "R021";
+constexpr const char* kTimeoutCode = "R022";
+
+/// The fuel an invocation's start or resumption costs on top of its instructions, so that the step
+/// budget bounds a huge grid of short invocations too (docs/semantics.md §3.9).
+constexpr std::int64_t kInvocationSwitchSteps = 4;
 constexpr const char* kDivergenceCode = "R030";
 
 std::string_view u32_use_text(U32Use use) {
@@ -68,7 +73,13 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
       resident_all_(program.has_fence),
       frame_words_(program.frame_words),
       orders_(options.schedule),
-      fuel_(static_cast<std::int64_t>(std::min<std::uint64_t>(options.fuel, INT64_MAX))) {
+      fuel_(static_cast<std::int64_t>(std::min<std::uint64_t>(options.limits.fuel, INT64_MAX))),
+      reserve_(0),
+      deadline_(options.deadline) {
+  if (deadline_ && fuel_ > kDeadlineCheckSteps) {
+    reserve_ = fuel_ - kDeadlineCheckSteps;
+    fuel_ = kDeadlineCheckSteps;
+  }
   ctx_.program = &prog_;
   ctx_.grid = grid_;
   ctx_.workgroup_count = workgroups_;
@@ -99,12 +110,34 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
   oob_.resize(prog_.buffers.size());
 }
 
+bool Engine::refuel(std::int64_t& fuel) {
+  while (fuel <= 0 && reserve_ > 0) {
+    const std::int64_t chunk = std::min(reserve_, kDeadlineCheckSteps);
+    fuel += chunk;
+    reserve_ -= chunk;
+  }
+  if (deadline_ && ir::Clock::now() >= *deadline_) {
+    timed_out_ = true;
+    return false;
+  }
+  return fuel > 0;
+}
+
 void Engine::run(std::uint32_t fixpoint) {
-  const std::int64_t initial_fuel = fuel_;
-  for (std::uint32_t i = 0; i < fixpoint; ++i)
-    if (!launch(i)) break;
+  const std::int64_t initial_fuel = fuel_ + reserve_;
+  if (deadline_ && ir::Clock::now() >= *deadline_) {  // a split's later launch, after the time ran out
+    timed_out_ = true;
+    result_.status = RunStatus::OutOfFuel;
+    result_.diagnostics.error(kTimeoutCode, opts_.file, {},
+                              fmt::format("the case ran past its time limit of {:g} seconds before this dispatch "
+                                          "started (--timeout)",
+                                          opts_.limits.timeout_seconds));
+  } else {
+    for (std::uint32_t i = 0; i < fixpoint; ++i)
+      if (!launch(i)) break;
+  }
   // An invocation may overrun the budget by its straight-line tail before a check sees it.
-  result_.steps += static_cast<std::uint64_t>(initial_fuel - std::max<std::int64_t>(fuel_, 0));
+  result_.steps += static_cast<std::uint64_t>(initial_fuel - std::max<std::int64_t>(fuel_, 0) - reserve_);
   for (std::size_t b = 0; b < oob_.size(); ++b) {
     const OobCounters& c = oob_[b];
     if (c.loads + c.stores + c.atomics == 0) continue;
@@ -243,10 +276,18 @@ bool Engine::on_stop(Stop stop, std::uint32_t slot, std::uint32_t workgroup, std
     }
     case Stop::OutOfFuel: {
       result_.status = RunStatus::OutOfFuel;
-      result_.diagnostics.error(kOutOfFuelCode, opts_.file, {},
-                                fmt::format("the run used its whole budget of {} steps (an endless loop, or raise "
-                                            "the budget with --fuel)",
-                                            opts_.fuel));
+      const Site site = prog_.site(pc_[slot]);
+      const std::string where = fmt::format("{} of {}", site.what, to_string(ctx_.ids(workgroup, local)));
+      if (timed_out_)
+        result_.diagnostics.error(kTimeoutCode, opts_.file, site.loc,
+                                  fmt::format("the case ran past its time limit of {:g} seconds here, at {} "
+                                              "(--timeout)",
+                                              opts_.limits.timeout_seconds, where));
+      else
+        result_.diagnostics.error(kOutOfFuelCode, opts_.file, site.loc,
+                                  fmt::format("the run used its whole budget of {} steps here, at {} (an endless "
+                                              "loop, or raise the budget with --fuel)",
+                                              opts_.limits.fuel, where));
       return false;
     }
     case Stop::Trap:
@@ -300,8 +341,10 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 // The execution loop: runs every ready invocation of the workgroup in schedule order until it
 // blocks, switching invocations without leaving the loop (only the frame and pc change).
 // Direct-threaded dispatch (GCC computed goto), one small handler per opcode.
-// Every instruction costs one unit of fuel; the budget is checked where a run can go on for ever —
-// at each loop back-edge and when an invocation starts — so straight-line code pays no branch for it.
+// Every instruction costs one unit of fuel, and starting or resuming an invocation
+// kInvocationSwitchSteps (so a huge grid of short invocations is bounded in time as a long loop is);
+// the budget is checked where a run can go on for ever — at each loop back-edge and when an
+// invocation starts — so straight-line code pays no branch for it.
 // Handlers are listed in the order of enum Op.
 template <bool kObserved>
 bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity) {
@@ -360,6 +403,7 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
   if (status_[slot] != Status::Ready) continue;
   r = frame(slot);
   pc = pc_[slot];
+  fuel -= kInvocationSwitchSteps;  // starting or resuming an invocation costs about this many instructions
   if (fuel <= 0) goto no_fuel;
   GC_DISPATCH();
 
@@ -556,6 +600,7 @@ op_Trap:
   stop = Stop::Trap;
   goto done;
 no_fuel:
+  if (refuel(fuel)) GC_DISPATCH();  // the next chunk of a budget with a deadline: go on at pc
   stop = Stop::OutOfFuel;
 done:
   pc_[slot] = pc;

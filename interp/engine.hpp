@@ -72,6 +72,9 @@ class Engine {
   bool run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity);
   /// Books an invocation's stop (barrier/fence arrival checks); false when the run stopped.
   bool on_stop(Stop stop, std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local);
+  /// The running loop's fuel ran out (fuel <= 0): moves the next chunk of the reserve into it and
+  /// checks the deadline. True when the loop may go on.
+  bool refuel(std::int64_t& fuel);
 
   bool record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot, std::uint32_t workgroup,
               std::uint32_t local);
@@ -120,7 +123,12 @@ class Engine {
   std::uint32_t wg_at_fence_ = 0, wg_fence_pc_ = 0, wg_fence_local_ = 0;
   std::uint32_t grid_at_fence_ = 0, grid_fence_pc_ = 0, grid_fence_wg_ = 0, grid_fence_local_ = 0;
 
-  std::int64_t fuel_;  ///< may go negative by an invocation's straight-line tail
+  // The step budget. With a deadline it is handed to the loop in chunks of kDeadlineCheckSteps, so
+  // the clock is read once per chunk and the hot loop checks nothing more than without one.
+  std::int64_t fuel_;     ///< the loop's share; may go negative by an invocation's straight-line tail
+  std::int64_t reserve_;  ///< budget not yet handed to the loop
+  ir::Deadline deadline_;
+  bool timed_out_ = false;
   std::uint32_t launch_index_ = 0;
 
   struct OobCounters {

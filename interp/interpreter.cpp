@@ -124,10 +124,12 @@ std::optional<RunResult> check_resources(const CompiledProgram& program, std::sp
   total += Engine::state_bytes(program, grid);
   if (o.detect_races) total += RaceDetector::shadow_bytes(program, buffers);
   if (checks_uninit(program, o)) total += UninitDetector::shadow_bytes(program, workgroups);
-  if (total > o.limits.max_total_bytes)
+  if (total > o.limits.max_memory)
     return refused(o, kTooMuchMemory, {},
-                   fmt::format("the run needs about {} bytes (buffers, interpreter state{}), more than the limit of {}",
-                               total, o.detect_races ? ", race shadow" : "", o.limits.max_total_bytes));
+                   fmt::format("the dispatch needs about {} (buffers, interpreter state{}), more than the memory limit "
+                               "of {} (--max-memory)",
+                               ir::format_bytes(total), o.detect_races ? ", race shadow" : "",
+                               ir::format_bytes(o.limits.max_memory)));
   return std::nullopt;
 }
 
@@ -222,10 +224,10 @@ RunResult run_reference(const ir::Program& program, std::span<const Bytes> input
       planned += ir::is_reference_input(d) ? inputs[i++].size() : ir::backend_allocation_bytes(d).value_or(0);
     }
   }
-  if (planned > options.limits.max_total_bytes)
+  if (planned > options.limits.max_memory)
     return refused(options, kTooMuchMemory, {},
-                   fmt::format("the dispatch's buffers need {} bytes, more than the limit of {}", planned,
-                               options.limits.max_total_bytes));
+                   fmt::format("the dispatch's buffers need {}, more than the memory limit of {} (--max-memory)",
+                               ir::format_bytes(planned), ir::format_bytes(options.limits.max_memory)));
   std::size_t next_input = 0;
   std::vector<Bytes> storage;
   std::vector<std::uint64_t> element_counts;
@@ -346,6 +348,13 @@ RunResult run_case(const ir::Case& c, const RunOptions& options) {
   if (o.file.empty()) o.file = c.file;
   if (!o.oob) o.oob = c.oob;
   if (!o.uninit) o.uninit = c.uninit;
+  // The case's buffers against the memory budget before its inputs are decoded (R023).
+  const double copies = o.detect_races ? ir::MemoryCopies::kReferenceWithRaces : ir::MemoryCopies::kReference;
+  if (auto too_large = ir::check_case_memory(c, copies, o.limits, "R", o.file)) {
+    ir::Diagnostics ds;
+    ds.add(std::move(*too_large));
+    return refused(std::move(ds));
+  }
   auto inputs = case_inputs(c);
   if (!inputs) return refused(inputs.diagnostics());
   return run_reference(c.program, *inputs, c.grid, c.fixpoint, o);

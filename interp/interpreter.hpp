@@ -27,18 +27,18 @@
 #include "interp/schedule.hpp"
 #include "ir/case.hpp"
 #include "ir/program.hpp"
+#include "ir/resource_limits.hpp"
 
 namespace gridcheck::interp {
 
 class Observer;
 
-/// Limits checked before allocation (diagnostic R010-R013).
-struct ResourceLimits {
-  std::uint64_t max_invocations = std::uint64_t{1} << 28;           ///< total invocations of a dispatch
-  std::uint64_t max_workgroup_invocations = 65536;                  ///< invocations of one workgroup
-  std::uint64_t max_buffer_bytes = std::uint64_t{4} << 30;          ///< one storage buffer (and < 2^34)
-  std::uint64_t max_total_bytes = std::uint64_t{8} << 30;           ///< buffers + interpreter state
-};
+/// The resource model (ir/resource_limits.hpp, docs/semantics.md §3.9): shape limits and the memory
+/// budget checked before allocation (R011-R013, R023), the step budget (R021) and the deadline (R022).
+using ResourceLimits = ir::ResourceLimits;
+
+/// With a deadline, the engine reads the clock once per this many instructions (a few milliseconds).
+inline constexpr std::int64_t kDeadlineCheckSteps = std::int64_t{1} << 22;
 
 struct RunOptions {
   Schedule schedule;
@@ -57,9 +57,13 @@ struct RunOptions {
   /// Run ir::validate first (refuse on errors). Off: only ir::typecheck, for deliberately invalid
   /// programs in tests (for example to reach the dynamic divergence checks).
   bool validate = true;
-  /// Instruction budget over all launches; running out gives out_of_fuel.
-  std::uint64_t fuel = std::uint64_t{1} << 32;
+  /// limits.fuel: the instruction budget over all launches of one dispatch; running out gives status
+  /// out_of_fuel (R021, verdict `invalid limit`). limits.max_memory bounds one dispatch's buffers and
+  /// state (R013); run_case also checks the case's buffers before decoding its inputs (R023).
   ResourceLimits limits;
+  /// Past this instant the run stops with status out_of_fuel (R022, verdict `invalid limit`); checked
+  /// when a dispatch starts and every kDeadlineCheckSteps instructions. nullopt: no time limit.
+  ir::Deadline deadline;
   /// Extra observers (not owned); see observer.hpp.
   std::vector<Observer*> observers;
   /// Labels diagnostics.

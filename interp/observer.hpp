@@ -39,7 +39,7 @@ struct LaunchContext {
   std::uint32_t invocations_per_workgroup() const { return program->invocations_per_workgroup(); }
   /// The ids of invocation `local` (linear) of workgroup `workgroup` (linear).
   InvocationIds ids(std::uint32_t workgroup, std::uint32_t local) const;
-  const Site& site(std::uint32_t pc) const { return program->site(pc); }
+  Site site(std::uint32_t pc) const { return program->site(pc); }
 };
 
 /// One in-bounds memory access.

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "ir/resource_limits.hpp"
+
 namespace gridcheck::interp {
 namespace {
 
@@ -33,7 +35,7 @@ ir::Verdict RunResult::verdict() const {
   switch (status) {
     case RunStatus::Ok: return ir::Verdict::Ok;
     case RunStatus::Trap: return ir::Verdict::Trap;
-    case RunStatus::OutOfFuel: return ir::Verdict::OutOfFuel;
+    case RunStatus::OutOfFuel:  // a resource limit (docs/semantics.md §3.9), not a result of the program
     case RunStatus::Invalid:
     case RunStatus::Divergence:
     case RunStatus::Race:
@@ -48,10 +50,10 @@ std::string RunResult::detail() const {
   switch (status) {
     case RunStatus::Ok: return {};
     case RunStatus::Trap: return trap ? std::string(ir::name_of(trap->kind)) : std::string();
-    case RunStatus::OutOfFuel: return {};
+    case RunStatus::OutOfFuel: return "limit";
     case RunStatus::Invalid:
       for (const ir::Diagnostic& d : diagnostics)
-        if (d.severity == ir::Severity::Error) return d.code;
+        if (d.severity == ir::Severity::Error) return ir::is_limit_code(d.code) ? "limit" : d.code;
       return {};
     case RunStatus::Divergence: return "divergence";
     case RunStatus::Race: return "race";

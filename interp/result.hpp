@@ -2,7 +2,9 @@
 // The typed outcome of one reference run (docs/engineering.md#lesson-11). A run is exactly one of
 //   ok          every invocation finished; `outputs` hold the results, `oob` the out-of-bounds report
 //   trap        an invocation trapped (i32 division by zero, IR `trap`, ...): kind, location, invocation
-//   out_of_fuel the step budget ran out (an endless loop, or a budget too small): `steps`
+//   out_of_fuel a budget ran out: the step budget (R021, an endless loop or a budget too small) or
+//               the deadline (R022); `steps`. As a verdict: `invalid` detail "limit" (as every
+//               resource limit, docs/semantics.md §3.9), never a result of the program
 //   invalid     the program or the case was refused before running: `diagnostics`
 //   divergence  barrier divergence (DivergenceInfo): a barrier or grid_sync reached by only part of the
 //               workgroup/grid, or different barriers reached. Its own status so that props can tell
@@ -159,9 +161,10 @@ struct RunResult {
   Grid grid = {0, 0, 0};     ///< the dispatch grid used (0s when refused before choosing one)
 
   bool ok() const { return status == RunStatus::Ok; }
-  /// The case verdict of this outcome: ok, trap, out_of_fuel, or invalid (invalid, divergence, race).
+  /// The case verdict of this outcome: ok, trap, or invalid (invalid, out_of_fuel, divergence, race, ...).
   ir::Verdict verdict() const;
-  /// The verdict detail: "race", "divergence", the trap kind name, or the first diagnostic code.
+  /// The verdict detail: "race", "divergence", the trap kind name, "limit" for a resource limit
+  /// (out_of_fuel, or a refusal whose first error has an ir::is_limit_code), or the first diagnostic code.
   std::string detail() const;
   const OutputBuffer* output(std::string_view name) const;
 };

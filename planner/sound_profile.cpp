@@ -88,6 +88,14 @@ ir::Diagnostics check_segments_validate(const ir::Program&, const SplitPlan& pla
   return out;
 }
 
+bool plans_validated_segments(const Profile& profile) {
+  using Check = ir::Diagnostics (*)(const ir::Program&, const SplitPlan&);
+  using Planner = ir::Result<SplitPlan> (*)(const Profile&, const ir::Program&);
+  const Check* check = profile.table.check.target<Check>();
+  const Planner* planner = profile.plan.target<Planner>();
+  return check != nullptr && *check == &check_segments_validate && planner != nullptr && *planner == &compose_split_plan;
+}
+
 Profile make_sound_profile(Profile base) {
   Profile p = std::move(base);
   p.name = "sound";

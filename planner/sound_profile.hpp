@@ -50,4 +50,9 @@ std::optional<ir::Diagnostic> collect_final_sliced(const ir::Program& source, co
 /// table.check of the sound profile: SR900 for the first segment that does not validate.
 ir::Diagnostics check_segments_validate(const ir::Program& source, const SplitPlan& plan);
 
+/// True when `profile` makes its plans with compose_split_plan and its table.check is
+/// check_segments_validate (the sound profile, and any copy that keeps both): every segment of a
+/// plan it makes passed ir::validate without an error, so an executor need not validate it again.
+bool plans_validated_segments(const Profile& profile);
+
 }  // namespace gridcheck::planner

@@ -300,5 +300,19 @@ TEST(Planner_Sound, ASegmentThatDoesNotValidateIsRefused) {
   EXPECT_EQ(refusal.all().front().code, "SR900");
 }
 
+TEST(Planner_SoundProfile, OnlyAProfileThatPlansWithTheSegmentValidatingCheckHasItsPlansValidated) {
+  EXPECT_TRUE(plans_validated_segments(sound()));
+  EXPECT_FALSE(plans_validated_segments(vyre_0_7_2()));  // the silent twin: vyre checks nothing
+  Profile other_check = sound();
+  other_check.table.check = [](const ir::Program&, const SplitPlan&) { return ir::Diagnostics{}; };
+  EXPECT_FALSE(plans_validated_segments(other_check));
+  Profile other_planner = sound();
+  other_planner.plan = [](const Profile& self, const ir::Program& source) { return compose_split_plan(self, source); };
+  EXPECT_FALSE(plans_validated_segments(other_planner)) << "a planner of its own need not call the check";
+  Profile renamed = sound();
+  renamed.name = "sound-copy";
+  EXPECT_TRUE(plans_validated_segments(renamed));
+}
+
 }  // namespace
 }  // namespace gridcheck::planner

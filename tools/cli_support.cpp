@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -279,6 +280,16 @@ void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
       ->check(CLI::IsMember({"host", "resident", "both"}));
   cmd->add_flag("--validation", args.validation, "enable Vulkan validation and synchronization validation layers");
   cmd->add_option("--dump-glsl", args.dump_glsl, "write every lowered GLSL shader to this directory");
+  cmd->add_option("--pipeline-cache", args.pipeline_cache,
+                  "H-gpu's VkPipelineCache file directory, or off (default: $GRIDCHECK_PIPELINE_CACHE, else "
+                  "$XDG_CACHE_HOME/gridcheck, else ~/.cache/gridcheck; safe to delete)");
+}
+
+void add_same_value_writes_option(CLI::App* cmd, std::string& value) {
+  cmd->add_option("--same-value-writes", value,
+                  "two unordered plain writes of the value the element already gets: ok (default, as Oclgrind) or "
+                  "race")
+      ->check(CLI::IsMember({"ok", "race"}));
 }
 
 void add_planner_options(CLI::App* cmd, PlannerArgs& args) {
@@ -289,16 +300,68 @@ void add_planner_options(CLI::App* cmd, PlannerArgs& args) {
   cmd->add_option("--planner-name", args.name, "with --planner-cmd: name the profile `external:NAME`");
   cmd->add_option("--planner-timeout", args.timeout_seconds,
                   "with --planner-cmd: seconds to wait for each answer before the planner is killed (S302; default 10)")
+      ->check(timeout_seconds_validator());
+}
+
+CLI::Validator timeout_seconds_validator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        // check_numeric_options has made it a finite number >= 0; the bound keeps it in milliseconds.
+        constexpr double kMaxSeconds = 1e6;
+        const double seconds = std::strtod(text.c_str(), nullptr);
+        return seconds > 0 && seconds <= kMaxSeconds
+                   ? std::string()
+                   : fmt::format("{} is not a timeout: seconds above 0, at most {:.0f}", text, kMaxSeconds);
+      },
+      "");
+}
+
+void add_limit_options(CLI::App* cmd, LimitArgs& args, std::uint64_t default_fuel) {
+  cmd->add_option("--max-memory", args.max_memory,
+                  fmt::format("memory a case may use: inputs, R's buffers and race shadow, the split's copies, "
+                              "outputs (bytes, or with K, M, G, T; default the smaller of 4 GiB and half the "
+                              "physical memory, here {}); beyond it: R023/R013, verdict invalid limit, exit 2",
+                              ir::format_bytes(ir::default_max_memory())))
       ->check(CLI::Validator(
           [](std::string& text) {
-            // check_numeric_options has made it a finite number >= 0; the bound keeps it in milliseconds.
-            constexpr double kMaxSeconds = 1e6;
-            const double seconds = std::strtod(text.c_str(), nullptr);
-            return seconds > 0 && seconds <= kMaxSeconds
-                       ? std::string()
-                       : fmt::format("{} is not a timeout: seconds above 0, at most {:.0f}", text, kMaxSeconds);
+            std::string error;
+            return ir::parse_byte_size(text, error) ? std::string() : error;
+          },
+          ""))
+      ->type_name("SIZE");
+  cmd->add_option("--fuel", args.fuel,
+                  fmt::format("instructions per dispatch (R over all fixpoint launches; each split launch) (default "
+                              "2^{}{}); beyond it: R021 at the statement where the run stopped, verdict invalid limit",
+                              std::countr_zero(default_fuel),
+                              default_fuel == ir::kDefaultFuel ? ", a few seconds" : " per candidate case"))
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // check_numeric_options has made it a whole number >= 0.
+            return text == "0" ? std::string("0 is not a budget: at least 1 instruction") : std::string();
           },
           ""));
+  cmd->add_option("--timeout", args.timeout_seconds,
+                  "wall-clock seconds per case, checked in the interpreter's loop and at each split launch (default "
+                  "60; 0 = none); beyond it: R022, verdict invalid limit")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            constexpr double kMaxSeconds = 1e6;
+            const double seconds = std::strtod(text.c_str(), nullptr);
+            return seconds <= kMaxSeconds ? std::string()
+                                          : fmt::format("{} is out of range (at most {:.0f} seconds)", text, kMaxSeconds);
+          },
+          ""));
+}
+
+ir::ResourceLimits to_limits(const LimitArgs& args, std::uint64_t default_fuel) {
+  ir::ResourceLimits limits;
+  if (!args.max_memory.empty()) {
+    std::string error;
+    if (const auto bytes = ir::parse_byte_size(args.max_memory, error)) limits.max_memory = *bytes;
+  }
+  limits.fuel = args.fuel != 0 ? args.fuel : default_fuel;
+  limits.timeout_seconds = args.timeout_seconds;
+  return limits;
 }
 
 namespace {
@@ -363,6 +426,23 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
     gpu_options.device = args.device;
     gpu_options.validation = args.validation;
     if (!args.dump_glsl.empty()) gpu_options.dump_glsl = args.dump_glsl;
+    if (args.pipeline_cache == "off") gpu_options.pipeline_cache = false;
+    else if (!args.pipeline_cache.empty()) gpu_options.pipeline_cache_dir = args.pipeline_cache;
+    // The test hook (docs/gpu.md#test-fault): a deliberate lowering bug, announced on every use.
+    if (const char* fault = std::getenv("GRIDCHECK_TEST_GPU_FAULT"); fault != nullptr && *fault != '\0') {
+      const std::optional<gpu::LoweringFault> named = gpu::lowering_fault_named(fault);
+      if (!named) {
+        std::fprintf(stderr,
+                     "gridcheck %s: GRIDCHECK_TEST_GPU_FAULT=%s names no test fault (none, store-xor-plus-one)\n",
+                     command, fault);
+        return false;
+      }
+      gpu_options.lowering_fault = *named;
+      if (*named != gpu::LoweringFault::None)
+        std::fprintf(stderr,
+                     "gridcheck %s: GRIDCHECK_TEST_GPU_FAULT=%s: H-gpu's lowering is deliberately wrong (a test hook)\n",
+                     command, fault);
+    }
     auto opened = props::GpuBackend::open(gpu_options);
     if (!opened) {
       std::fprintf(stderr, "gridcheck %s: cannot open a Vulkan device for H-gpu:\n%s", command,
@@ -509,6 +589,8 @@ int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, 
   const props::CaseReport report = props::evaluate_case(loaded.test_case, options);
   int code = kExitOk;
   if (report.reference_verdict == ir::Verdict::Invalid) code = kExitBadInput;
+  for (const props::OracleOutcome& s : report.outcomes)  // a split launch past a resource limit
+    if (s.verdict == ir::Verdict::Invalid && s.detail == "limit") code = kExitBadInput;
   for (const props::OracleOutcome& s : report.outcomes)
     if (s.verdict == ir::Verdict::Diverge || s.verdict == ir::Verdict::Error) code = kExitMismatch;
   const ir::Diagnostics& diagnostics = report.reference.diagnostics;

@@ -15,6 +15,7 @@
 #include "interp/result.hpp"
 #include "ir/case.hpp"
 #include "ir/diagnostic.hpp"
+#include "ir/resource_limits.hpp"
 #include "planner/profile.hpp"
 #include "props/oracle/gpu_backend.hpp"
 #include "props/oracle/evaluate_case.hpp"
@@ -22,6 +23,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace gridcheck::tools {
@@ -87,6 +89,8 @@ struct PlannerArgs {
   double timeout_seconds = 10;
 };
 void add_planner_options(CLI::App* cmd, PlannerArgs& args);
+/// A per-call timeout in seconds (--planner-timeout, --interesting-timeout): above 0, at most 10^6.
+CLI::Validator timeout_seconds_validator();
 
 /// With --planner-cmd: registers the profile `external` (or `external:NAME`), starts the planner
 /// and checks its handshake, and makes the profile the one `profile_names` selects (alone when it
@@ -94,6 +98,26 @@ void add_planner_options(CLI::App* cmd, PlannerArgs& args);
 /// false after printing the reason to stderr (the caller exits 2): bad options, a planner that
 /// cannot be started or speaks another protocol (S300-S304). Without --planner-cmd: true, nothing done.
 bool apply_planner(const PlannerArgs& args, std::vector<std::string>& profile_names, const char* command);
+
+/// `--same-value-writes ok|race` (docs/semantics.md §3.6), the same on every command that gives R's
+/// verdict; `value` keeps "ok" (the default) or "race".
+void add_same_value_writes_option(CLI::App* cmd, std::string& value);
+/// The resource model's options (ir/resource_limits.hpp, docs/semantics.md §3.9), the same on every
+/// command that executes a case (run, diff, replay, fuzz, reduce, mutants): `--max-memory SIZE`
+/// (bytes, or with K/M/G/T; default the smaller of 4 GiB and half the physical memory), `--fuel N`
+/// (instructions per dispatch, at least 1; default ir::kDefaultFuel, smaller for reduce, mutants and
+/// fuzz, which run thousands of candidates) and `--timeout SECONDS` (wall clock per case,
+/// 0 = none; default 60). The option checks reject bad values as usage errors (exit 2).
+struct LimitArgs {
+  std::string max_memory;         ///< empty: ir::default_max_memory()
+  std::uint64_t fuel = 0;         ///< 0: not given (the command's default)
+  double timeout_seconds = kDefaultTimeoutSeconds;
+  static constexpr double kDefaultTimeoutSeconds = 60;
+};
+/// `default_fuel` only names the command's default in the help text (to_limits applies it).
+void add_limit_options(CLI::App* cmd, LimitArgs& args, std::uint64_t default_fuel = ir::kDefaultFuel);
+/// The limits the (checked) options give; `default_fuel` when --fuel is not given.
+ir::ResourceLimits to_limits(const LimitArgs& args, std::uint64_t default_fuel = ir::kDefaultFuel);
 
 /// "u32[4] = [1, 2, 3, 4]" (long buffers are elided in the middle).
 std::string format_buffer(ir::ScalarType element, const std::vector<std::uint8_t>& bytes, std::size_t max_values = 32);
@@ -106,6 +130,7 @@ struct BackendArgs {
   std::string mode = "both";  ///< H-gpu split mode: host, resident, or both (which must agree)
   bool validation = false;
   std::string dump_glsl;
+  std::string pipeline_cache;  ///< VkPipelineCache file directory, "off", or "" (the default, docs/gpu.md)
 };
 void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto);
 

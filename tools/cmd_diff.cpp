@@ -32,6 +32,8 @@ struct DiffArgs {
   ReportArgs reports;  ///< --sarif, --github (docs/reports.md)
   std::string html;            ///< --html FILE
   std::string dump_launches;   ///< --dump-launches DIR
+  std::string same_value_writes = "ok";
+  LimitArgs limits;    ///< --max-memory, --fuel, --timeout
 };
 
 /// --html and --dump-launches after the comparison: trace every step once, write what was asked.
@@ -68,6 +70,8 @@ int run_diff(const DiffArgs& args) {
   const auto loaded = load_case(args.file, /*quiet=*/false, &problems);
   if (!loaded) return report_unloadable_case(args.file, problems, args.json, &args.reports);
   props::OracleOptions options;
+  options.same_value_writes_race = args.same_value_writes == "race";
+  options.limits = to_limits(args.limits);
   std::string error;
   std::vector<std::string> profiles = args.profiles;
   if (!apply_planner(args.planner, profiles, "diff")) return kExitBadInput;
@@ -91,7 +95,8 @@ void register_diff(CLI::App& root, int& exit_code) {
       "diff",
       "Compare one case under R (true grid sync) and the split (H-cpu, H-gpu) byte for byte and print the first "
       "divergence: segment, buffer, byte, element, both values and the invocation that last wrote it in R. Exit 0 "
-      "when every split matches, 1 on a divergence, 2 on bad input.");
+      "when every split matches, 1 on a divergence, 2 on bad input or a resource limit (--max-memory, --fuel, "
+      "--timeout: verdict invalid limit).");
   cmd->add_option("file", args->file, "case file (.gc)")->required();
   cmd->add_option("--profile", args->profiles,
                   fmt::format("planner profile(s) to compare: a name, or `all` for every registered one (default: {})",
@@ -108,8 +113,10 @@ void register_diff(CLI::App& root, int& exit_code) {
                   "R-phase<k>-<buffer>.bin, <profile>-launch<k>-<buffer>.bin and index.json (gridcheck/launches/1, "
                   "docs/reports.md)")
       ->type_name("DIR");
+  add_same_value_writes_option(cmd, args->same_value_writes);
   add_backend_options(cmd, args->backend, /*allow_auto=*/false);
   add_planner_options(cmd, args->planner);
+  add_limit_options(cmd, args->limits);
   cmd->callback([args, &exit_code] { exit_code = run_diff(*args); });
 }
 

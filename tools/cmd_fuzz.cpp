@@ -59,6 +59,7 @@ struct FuzzArgs {
   std::string command;
   BackendArgs backend;
   PlannerArgs planner;
+  LimitArgs limits;  ///< per case: --max-memory, --fuel (default ir::kCampaignFuel), --timeout
 };
 
 /// `I/N`: two decimal counts (digits only, 32 bits), 0 <= I < N.
@@ -83,6 +84,7 @@ std::string verdict_counts(const props::CampaignProgress& p) {
 int run_fuzz(const FuzzArgs& args) {
   props::CampaignOptions options;
   options.seconds = args.seconds;
+  options.oracle.limits = to_limits(args.limits, ir::kCampaignFuel);
   options.max_cases = args.max_cases;
   options.jobs = args.jobs == 0 ? std::max(1u, std::thread::hardware_concurrency()) : args.jobs;
   options.out_dir = args.out.empty() ? std::string(kDefaultOut) : args.out;
@@ -144,6 +146,7 @@ int run_fuzz(const FuzzArgs& args) {
     options.command += fmt::format(" --planner-cmd '{}'{} --planner-timeout {}", args.planner.command,
                                    args.planner.name.empty() ? "" : " --planner-name " + args.planner.name,
                                    args.planner.timeout_seconds);
+  if (args.limits.fuel != 0) options.command += fmt::format(" --fuel {}", args.limits.fuel);
   // --target dag [--mutant M]: the first profile's megakernel rule (or its mutant) fuses the DAGs.
   std::optional<planner::Profile> mutant;
   if (args.target != "program" && args.target != "dag") {
@@ -231,9 +234,13 @@ int run_fuzz(const FuzzArgs& args) {
                         {"cases", p.cases},
                         {"seconds", p.elapsed_seconds},
                         {"verdicts", p.verdicts},
+                        {"phases", nlohmann::json::object()},
                         {"interrupted", result.interrupted},
                         {"resumed", result.resumed},
                         {"failures", nlohmann::json::array()}};
+    for (std::size_t i = 0; i < props::kPhaseCount; ++i)
+      j["phases"][std::string(props::name_of(static_cast<props::Phase>(i)))] =
+          static_cast<double>(result.phases.ns[i]) * 1e-9;
     for (const props::CampaignFailure& f : result.failures)
       j["failures"].push_back({{"signature", f.signature},
                                {"blame", f.blame},
@@ -259,6 +266,7 @@ int run_fuzz(const FuzzArgs& args) {
     for (const props::CampaignFailure& f : result.failures)
       std::fprintf(stderr, "  %-40s found after %6.1f s, %2zu statements  %s\n", f.signature.c_str(),
                    f.found_after_seconds, f.statements_after, f.file.c_str());
+    if (gpu) std::fprintf(stderr, "%s\n", gpu->stats_line().c_str());
     if (result.interrupted)
       std::fprintf(stderr, "state saved in %s; run the same command to resume (the cases in flight run again)\n",
                    options.out_dir.c_str());
@@ -304,6 +312,7 @@ void register_fuzz(CLI::App& root, int& exit_code) {
   cmd->add_option("--mutant", args->mutant,
                   "with --target dag: fuse with this megakernel mutant of the first profile (props/megakernel_mutants)");
   add_backend_options(cmd, args->backend, /*allow_auto=*/false);
+  add_limit_options(cmd, args->limits, ir::kCampaignFuel);
   cmd->callback([args, &exit_code] { exit_code = run_fuzz(*args); });
 }
 

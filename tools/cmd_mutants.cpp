@@ -56,6 +56,7 @@ struct MutantsArgs {
   std::uint64_t seed = 1;
   unsigned jobs = 1;
   std::vector<std::string> check_cases;
+  LimitArgs limits;  ///< per case: --max-memory, --fuel (default ir::kCandidateFuel), --timeout
 };
 
 std::string seconds_text(double s) {
@@ -104,7 +105,7 @@ int check_cases(const MutantsArgs& args) {
   for (const std::string& file : files) {
     auto loaded = load_case(file);
     if (!loaded) return kExitBadInput;
-    const props::KillingCaseCheck check = props::check_killing_case(loaded->test_case);
+    const props::KillingCaseCheck check = props::check_killing_case(loaded->test_case, to_limits(args.limits, ir::kCandidateFuel));
     good += check.ok() ? 1 : 0;
     if (args.json) {
       j.push_back({{"file", file},
@@ -218,6 +219,8 @@ int run_mutants(const MutantsArgs& args) {
     options.fuzz_features = *features;
   }
   options.fuzz_seed = args.seed;
+  options.limits = to_limits(args.limits, ir::kCandidateFuel);
+  options.fuel_given = args.limits.fuel != 0;
   options.fuzz_jobs = args.jobs;
   options.fuzz_seconds = args.seconds;
   if (args.quick) {
@@ -416,6 +419,7 @@ void register_mutants(CLI::App& root, int& exit_code) {
   cmd->add_option("--jobs,-j", args->jobs, "fuzz worker threads (default 1)");
   cmd->add_option("--check-case", args->check_cases,
                   "replay saved killing cases (files or directories): the base passes, the mutant fails");
+  add_limit_options(cmd, args->limits, ir::kCandidateFuel);
   cmd->callback([args, &exit_code] { exit_code = run_mutants(*args); });
 }
 

@@ -47,6 +47,8 @@ struct ReplayArgs {
   BackendArgs backend{"auto"};
   PlannerArgs planner;
   ReportArgs reports;
+  std::string same_value_writes = "ok";
+  LimitArgs limits;  ///< --max-memory, --fuel, --timeout
 };
 
 struct CaseOutcome {
@@ -55,6 +57,7 @@ struct CaseOutcome {
   bool passed = false;
   bool bad_input = false;  ///< the file cannot be read or parsed (its diagnostics went to stderr)
   bool skipped = false;    ///< the case needs H-gpu and no Vulkan device could be opened
+  bool limit = false;      ///< R or a split launch ran past a resource limit (also bad_input: exit 2)
   std::vector<std::string> failures;
   std::vector<ir::Diagnostic> findings;  ///< the failures as located findings, for --sarif and --github
   std::string checked;  ///< what was checked: "3 verdicts, 2 outputs, 1 launch count"
@@ -106,6 +109,8 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
   ir::Case c = std::move(parsed).value();
   outcome.name = c.name;
   props::OracleOptions options;
+  options.same_value_writes_race = args.same_value_writes == "race";
+  options.limits = to_limits(args.limits);
   if (args.profiles.empty()) {
     options.profiles = profiles_of_case(c);
   } else {
@@ -120,6 +125,23 @@ CaseOutcome replay_one(const std::string& file, const ReplayArgs& args, std::uni
     return outcome;
   }
   const props::CaseReport report = props::evaluate_case(c, options);
+  // Past a resource limit nothing is known about the case: bad input (exit 2), never a failed
+  // expectation or an update (docs/semantics.md §3.9).
+  const props::OracleOutcome* limited = nullptr;
+  for (const props::OracleOutcome& s : report.outcomes)
+    if (s.verdict == ir::Verdict::Invalid && s.detail == "limit" && limited == nullptr) limited = &s;
+  if (report.reference_detail == "limit" || limited != nullptr) {
+    outcome.bad_input = outcome.limit = true;
+    if (report.reference_detail == "limit") {
+      std::fputs(ir::render(report.reference.diagnostics, *text).c_str(), stderr);
+      for (const ir::Diagnostic& d : report.reference.diagnostics)
+        if (d.severity == ir::Severity::Error) fail(d.code, d.loc, fmt::format("R invalid limit: error[{}]: {}", d.code, d.message));
+    } else {
+      fail("limit", {}, fmt::format("{} {}: invalid limit: {}", limited->oracle, limited->profile, limited->message));
+    }
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return outcome;
+  }
   if (args.update) {
     props::record_expectations(c, report);
     outcome.checked = "recorded " + checked_summary(c, report);
@@ -192,13 +214,14 @@ int run_replay(const ReplayArgs& given) {
     return kExitBadInput;
   }
   std::vector<CaseOutcome> outcomes;
-  std::size_t passed = 0, bad_input = 0, skipped = 0;
+  std::size_t passed = 0, bad_input = 0, skipped = 0, limited = 0;
   std::unique_ptr<props::GpuBackend> gpu;
   for (const std::string& file : files) {
     outcomes.push_back(replay_one(file, args, gpu));
     const CaseOutcome& o = outcomes.back();
     passed += o.passed ? 1 : 0;
     bad_input += o.bad_input ? 1 : 0;
+    limited += o.limit ? 1 : 0;
     skipped += o.skipped ? 1 : 0;
     if (args.json) continue;
     if (!o.passed || !args.quiet)
@@ -220,7 +243,9 @@ int run_replay(const ReplayArgs& given) {
     // `failed` counts the unreadable files too; skipped cases (no Vulkan device) are neither.
     std::printf("%zu passed, %zu failed%s%s\n", passed, failed,
                 skipped == 0 ? "" : fmt::format(", {} skipped (no Vulkan device for H-gpu)", skipped).c_str(),
-                bad_input == 0 ? "" : fmt::format(" ({} cannot be read or parsed)", bad_input).c_str());
+                bad_input == limited ? "" : fmt::format(" ({} cannot be read or parsed)", bad_input - limited).c_str());
+    if (limited > 0)
+      std::printf("%zu past a resource limit (--max-memory, --fuel, --timeout; docs/semantics.md §3.9)\n", limited);
   }
   std::fflush(stdout);
   std::vector<ir::Diagnostic> findings;
@@ -239,7 +264,8 @@ void register_replay(CLI::App& root, int& exit_code) {
       "replay",
       "Replay corpus cases against their recorded expectations (R verdict and outputs, split verdicts and H-cpu "
       "launch counts per profile and backend) and print `N passed, M failed`. Exit 0 when all pass, 1 when one fails, 2 on bad usage "
-      "or bad input (a missing path, a directory without *.gc files, a file that cannot be read or parsed).");
+      "or bad input (a missing path, a directory without *.gc files, a file that cannot be read or parsed, a case "
+      "past a resource limit: --max-memory, --fuel, --timeout).");
   cmd->add_option("paths", args->paths, "case files or directories (searched recursively for *.gc)")->required();
   cmd->add_option("--profile", args->profiles,
                   "planner profile(s) to run (default: those the case's expectations name, else sound)");
@@ -252,8 +278,10 @@ void register_replay(CLI::App& root, int& exit_code) {
   cmd->add_flag("--update", args->update,
                 "record the current verdicts and R outputs into each case instead of checking them");
   cmd->add_flag("-q,--quiet", args->quiet, "print only failing cases and the summary");
+  add_same_value_writes_option(cmd, args->same_value_writes);
   add_backend_options(cmd, args->backend, /*allow_auto=*/true);
   add_planner_options(cmd, args->planner);
+  add_limit_options(cmd, args->limits);
   cmd->callback([args, &exit_code] { exit_code = run_replay(*args); });
 }
 

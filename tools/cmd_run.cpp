@@ -1,14 +1,15 @@
-// `gridcheck run FILE [--schedule in-order|reversed|shuffle:SEED] [--no-races] [--fuel N] [--json]`:
+// `gridcheck run FILE [--schedule in-order|reversed|shuffle:SEED] [--no-races] [--fuel N] [--max-memory SIZE]
+// [--timeout SECONDS] [--json]`:
 // runs a case on the reference interpreter R (true grid sync), prints every output buffer as typed
 // values and the verdict, and checks the case's `expect R` lines (verdict and buffers). R's checks
 // are those every other command applies (interp/schedule_check.hpp): the race detector, a second
 // schedule whose bytes must agree, out-of-bounds accesses and uninitialised workgroup reads.
 //
 // Exit codes: 0 = the run is ok, or every `expect R` line is met; 1 = an expectation failed, or
-// (without expectations) the run trapped, ran out of fuel, diverged, raced, accessed memory out of
-// bounds, read uninitialised workgroup memory or gave schedule-dependent bytes; 2 = unreadable file,
-// parse error, bad option, or a program the reference refuses (invalid) without an expectation
-// saying so; 3 = internal error.
+// (without expectations) the run trapped, diverged, raced, accessed memory out of bounds, read
+// uninitialised workgroup memory or gave schedule-dependent bytes; 2 = unreadable file, parse error,
+// bad option, a program the reference refuses (invalid) without an expectation saying so, or a
+// resource limit (memory, fuel, time: verdict `invalid limit`, docs/semantics.md §3.9); 3 = internal error.
 
 #include <fmt/format.h>
 
@@ -42,7 +43,7 @@ struct RunArgs {
   std::string same_value_writes = "ok";    ///< "ok" or "race"
   std::string oob;                         ///< "", or a MemoryCheck name overriding the case's `oob` line
   std::string uninit;                      ///< likewise for `uninit`
-  std::uint64_t fuel = 0;  ///< 0 = the interpreter's default
+  LimitArgs limits;        ///< --max-memory, --fuel, --timeout
   std::size_t max_print = 4096;  ///< elements printed per output buffer; 0 = all
   bool json = false;
   std::string split;                  ///< "", "cpu", "gpu" or "both": also run the split and compare with R
@@ -146,6 +147,10 @@ std::vector<Check> check_expectations(const ir::Case& c, const interp::RunResult
 }
 
 int exit_code_for(const interp::RunResult& r, const std::vector<Check>& checks) {
+  // A resource limit says nothing about the program: exit 2 unless the case expects exactly that.
+  const bool limit = r.verdict() == ir::Verdict::Invalid && r.detail() == "limit";
+  if (limit && (checks.empty() || std::any_of(checks.begin(), checks.end(), [](const Check& c) { return !c.met; })))
+    return kExitBadInput;
   if (!checks.empty()) {
     for (const Check& c : checks)
       if (!c.met) return kExitMismatch;
@@ -274,7 +279,7 @@ int run_split_file(const RunArgs& args) {
     std::fprintf(stderr, "gridcheck run: %s\n", error.c_str());
     return kExitBadInput;
   }
-  if (args.fuel != 0) options.fuel = args.fuel;
+  options.limits = to_limits(args.limits);
   BackendArgs backend = args.backend;
   backend.backend = args.split;
   std::unique_ptr<props::GpuBackend> gpu;
@@ -300,7 +305,8 @@ int run_case_file(const RunArgs& args) {
   options.same_value_writes_race = args.same_value_writes == "race";
   if (!args.oob.empty()) options.oob = ir::memory_check_from_name(args.oob);
   if (!args.uninit.empty()) options.uninit = ir::memory_check_from_name(args.uninit);
-  if (args.fuel != 0) options.fuel = args.fuel;
+  options.limits = to_limits(args.limits);
+  options.deadline = ir::deadline_after(options.limits);
   options.file = args.file;
   const interp::RunResult result =
       args.races ? interp::run_case_on_two_schedules(*parsed, options) : interp::run_case(*parsed, options);
@@ -323,18 +329,15 @@ void register_run(CLI::App& root, int& exit_code) {
       "Run a case on the reference interpreter R (one dispatch, true grid sync): print every output buffer and the "
       "verdict, and check the case's `expect R` lines. R checks what every command checks: races (the race detector "
       "and a second schedule whose bytes must agree), out-of-bounds accesses and reads of uninitialised workgroup "
-      "memory. Exit 0 ok / expectations met, 1 an expectation failed (or, without expectations, a trap, out_of_fuel, "
-      "divergence, race, oob, uninit or nondeterministic verdict), 2 bad input or a refused program, 3 internal "
-      "error.");
+      "memory. Exit 0 ok / expectations met, 1 an expectation failed (or, without expectations, a trap, divergence, race, "
+      "oob, uninit or nondeterministic verdict), 2 bad input, a refused program or a resource limit (--max-memory, "
+      "--fuel, --timeout: verdict invalid limit), 3 internal error.");
   cmd->add_option("file", args->file, "case file (.gc)")->required();
   cmd->add_option("--schedule", args->schedule, "in-order (default), reversed, or shuffle:SEED");
   cmd->add_flag("--races", args->races_flag, "check races (the default; kept for scripts)");
   cmd->add_flag("!--no-races", args->races,
                 "skip the race detector and the second schedule (one run under --schedule)");
-  cmd->add_option("--same-value-writes", args->same_value_writes,
-                  "two unordered plain writes of the value the element already gets: ok (default, as Oclgrind) or "
-                  "race")
-      ->check(CLI::IsMember({"ok", "race"}));
+  add_same_value_writes_option(cmd, args->same_value_writes);
   cmd->add_option("--oob", args->oob,
                   "out-of-bounds accesses: error (verdict invalid oob), warning or defined; default: the case's "
                   "`oob` line, else error")
@@ -343,7 +346,7 @@ void register_run(CLI::App& root, int& exit_code) {
                   "reads of workgroup memory before any write: error (verdict invalid uninit), warning or defined; "
                   "default: the case's `uninit` line, else error")
       ->check(CLI::IsMember({"error", "warning", "defined"}));
-  cmd->add_option("--fuel", args->fuel, "instruction budget over all launches (default 2^32)");
+  add_limit_options(cmd, args->limits);
   cmd->add_flag("--json", args->json, "print one JSON document (gridcheck/run/1: verdict, outputs, diagnostics, ...; with --split gridcheck/diff/1) to stdout");
   cmd->add_option("--max-print", args->max_print,
                   "elements printed per output buffer, text and JSON (default 4096; 0 = every element); expectations "

@@ -113,6 +113,16 @@ class Campaign {
   }
 
   void work() {
+    PhaseTimes phases;
+    {
+      const PhaseRecorder recorder(phases);
+      work_cases();
+    }
+    std::lock_guard lock(mutex_);
+    result_.phases += phases;
+  }
+
+  void work_cases() {
     while (!done_.load()) {
       if (options_.max_cases != 0 && next_.load() >= resumed_next_ + options_.max_cases) break;
       std::uint64_t k = 0;
@@ -136,7 +146,9 @@ class Campaign {
   void run_case(std::uint64_t index) {
     const std::uint64_t seed = case_seed(options_.seed, index);
     ChoiceSource choices = ChoiceSource::random(seed);
+    std::optional<PhaseScope> generating(std::in_place, Phase::Generate);
     const ir::Case c = generate(choices);
+    generating.reset();
     CaseReport report;
     const std::optional<std::string> blame = failure(c, report);
     {
@@ -144,6 +156,7 @@ class Campaign {
       ++verdicts_[verdict_key(overall_verdict(report))];
     }
     if (!blame) return;
+    const PhaseScope shrinking(Phase::Shrink, Nested::Absorb);
     handle_failure(index, seed, choices.recorded(), c, *blame, report);
   }
 

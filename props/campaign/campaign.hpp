@@ -17,6 +17,7 @@
 #include "props/gen/case_generator.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/expectations.hpp"
+#include "props/oracle/phase_clock.hpp"
 
 namespace gridcheck::props {
 
@@ -49,7 +50,7 @@ struct CampaignOptions {
   /// (a loop bound replaced by one of its operands), so campaigns use a small instruction budget.
   OracleOptions oracle = [] {
     OracleOptions o;
-    o.fuel = std::uint64_t{1} << 21;
+    o.limits.fuel = ir::kCampaignFuel;
     return o;
   }();
   unsigned jobs = 1;               ///< worker threads (H-gpu runs force 1)
@@ -92,6 +93,9 @@ struct CampaignProgress {
 struct CampaignResult {
   CampaignProgress progress;
   std::vector<CampaignFailure> failures;  ///< unique, in discovery order (resumed ones included)
+  /// Wall time of this run's worker threads by phase (phase_clock.hpp), summed over the workers;
+  /// a resumed campaign's earlier runs are not in it.
+  PhaseTimes phases;
   bool interrupted = false;
   bool resumed = false;
   std::string state_error;                ///< non-empty when the resume state could not be read or written

@@ -36,7 +36,7 @@ std::string campaign_configuration(const CampaignOptions& o) {
   if (o.oracle.cpu) backends.push_back("cpu");
   if (o.oracle.gpu) backends.push_back(o.oracle.gpu_resident ? o.oracle.gpu_name + "+resident" : o.oracle.gpu_name);
   j["backends"] = backends;
-  j["fuel"] = std::to_string(o.oracle.fuel);
+  j["fuel"] = std::to_string(o.oracle.limits.fuel);
   j["races"] = o.oracle.detect_races;
   j["schedules"] = o.oracle.check_schedules;
   return j.dump();

@@ -70,6 +70,12 @@ TEST(Props_Campaign, BenignCampaignFindsNothing) {
   EXPECT_EQ(result.progress.cases, 500u);
   EXPECT_TRUE(result.failures.empty()) << result.failures.front().signature;
   EXPECT_EQ(result.progress.verdicts.count("diverge"), 0u);
+  // Where the time went (phase_clock.hpp): the program target's phases, and none of a DAG's.
+  for (Phase p : {Phase::Generate, Phase::Reference, Phase::Plan, Phase::Compile, Phase::Launch, Phase::Compare})
+    EXPECT_GT(result.phases[p], 0u) << name_of(p);
+  EXPECT_EQ(result.phases[Phase::Waves], 0u);
+  EXPECT_EQ(result.phases[Phase::Shrink], 0u) << "no failure";
+  EXPECT_EQ(result.phases[Phase::Pipeline], 0u) << "no GPU";
 }
 
 TEST(Props_Campaign, SavesReplayableCasesAndResumes) {

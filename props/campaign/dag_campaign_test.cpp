@@ -27,6 +27,8 @@ TEST(Props_DagCampaign, TheVyrePlannerSurvivesAFixedSeedCampaign) {
   EXPECT_TRUE(result.failures.empty()) << result.failures.front().signature << ": " << result.failures.front().message;
   EXPECT_EQ(result.progress.verdicts.count("diverge"), 0u);
   EXPECT_EQ(result.progress.verdicts.count("invalid"), 0u);
+  EXPECT_GT(result.phases[Phase::Waves], 0u);
+  EXPECT_GT(result.phases[Phase::Generate], 0u);
 }
 
 // A failure is shrunk through its choices, saved as an ordinary corpus case, and replays like

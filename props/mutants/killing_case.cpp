@@ -12,7 +12,7 @@
 
 namespace gridcheck::props {
 
-KillingCaseCheck check_killing_case(const ir::Case& c) {
+KillingCaseCheck check_killing_case(const ir::Case& c, const ir::ResourceLimits& limits) {
   KillingCaseCheck check;
   const Mutant* mutant = find_mutant(meta_value(c, "mutant"));
   const planner::Profile* base = planner::find_profile(meta_value(c, "base"));
@@ -40,7 +40,7 @@ KillingCaseCheck check_killing_case(const ir::Case& c) {
     check.message = base_bad ? "base: " + *base_bad : mutant_bad ? *mutant_bad : "the mutant keeps every docs/vyre-0.7.2.md §7.1 guarantee";
     return check;
   }
-  const PairReport pair = evaluate_pair(c, *base, profile);
+  const PairReport pair = evaluate_pair(c, *base, profile, limits);
   std::vector<std::string> base_failures;
   for (const ExpectationFailure& f : check_expectations(c, pair.base)) base_failures.push_back(f.message);
   const std::size_t live_launches = split_launches(pair.base, base->name);

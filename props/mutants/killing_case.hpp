@@ -7,6 +7,7 @@
 
 #include "ir/case.hpp"
 #include "props/mutants/case_meta.hpp"
+#include "props/mutants/mutant_pair.hpp"
 
 namespace gridcheck::props {
 
@@ -21,6 +22,6 @@ struct KillingCaseCheck {
   std::string message;        ///< the base's failures, or what told the mutant apart
   bool ok() const { return usable && base_passes && mutant_fails; }
 };
-KillingCaseCheck check_killing_case(const ir::Case& c);
+KillingCaseCheck check_killing_case(const ir::Case& c, const ir::ResourceLimits& limits = mutant_limits());
 
 }  // namespace gridcheck::props

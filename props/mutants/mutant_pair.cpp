@@ -12,11 +12,17 @@
 
 namespace gridcheck::props {
 
+ir::ResourceLimits mutant_limits() {
+  ir::ResourceLimits limits;
+  limits.fuel = ir::kCandidateFuel;
+  return limits;
+}
+
 PairReport evaluate_pair(const ir::Case& c, const planner::Profile& base, const planner::Profile& mutant,
-                         std::uint64_t fuel) {
+                         const ir::ResourceLimits& limits) {
   OracleOptions options;
   options.profiles = {&base, &mutant};
-  options.fuel = fuel;
+  options.limits = limits;
   options.locate_first_divergence = false;
   const CaseReport both = evaluate_case(c, options);
   PairReport pair;

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "ir/case.hpp"
+#include "ir/resource_limits.hpp"
 #include "planner/profile.hpp"
 #include "props/oracle/case_report.hpp"
 
@@ -23,8 +24,12 @@ struct PairReport {
   CaseReport base;
   CaseReport mutant;
 };
+/// The limits evaluate_pair uses unless given: ir::ResourceLimits with ir::kCandidateFuel (mutant
+/// checks run thousands of cases; docs/semantics.md §3.9).
+ir::ResourceLimits mutant_limits();
+
 PairReport evaluate_pair(const ir::Case& c, const planner::Profile& base, const planner::Profile& mutant,
-                         std::uint64_t fuel = std::uint64_t{1} << 24);
+                         const ir::ResourceLimits& limits = mutant_limits());
 
 /// The first H-cpu outcome in a report, whatever its profile (nullptr when there is none).
 const OracleOutcome* first_cpu_outcome(const CaseReport& report);

@@ -122,7 +122,7 @@ struct MutantRunner::Impl {
   std::optional<std::pair<ir::Case, std::string>> confirm(const ir::Case& c, const planner::Profile& base,
                                                           const planner::Profile& mutant, bool base_must_match,
                                                           bool r_must_be_valid) {
-    const PairReport pair = evaluate_pair(c, base, mutant);
+    const PairReport pair = evaluate_pair(c, base, mutant, options.limits);
     const bool dag = names_dag_edges(c);
     if (r_must_be_valid && !dag && !reference_is_valid(pair.base)) return std::nullopt;
     const OracleOutcome* b = dag ? pair.base.find("R-waves", base.name) : first_cpu_outcome(pair.base);
@@ -137,7 +137,7 @@ struct MutantRunner::Impl {
   ir::Case reduce(const ir::Case& start, const planner::Profile& base, const planner::Profile& mutant,
                   bool base_must_match, std::uint32_t attempts) {
     if (names_dag_edges(start)) return start;  // IR reduction would change the fusion, not the DAG
-    const bool valid = reference_is_valid(evaluate_pair(start, base, mutant).base);
+    const bool valid = reference_is_valid(evaluate_pair(start, base, mutant, options.limits).base);
     ReduceOptions ro;
     ro.max_attempts = attempts;
     ir::Case reduced = reduce_case(
@@ -183,6 +183,7 @@ struct MutantRunner::Impl {
       OracleOptions oo;
       oo.profiles = {&base};
       oo.locate_first_divergence = false;
+      oo.limits = options.limits;
       const CaseReport report = evaluate_case(c, oo);
       bool records_base = false;
       for (const ir::Expectation& e : c.expectations) records_base = records_base || e.profile == base.name;
@@ -217,7 +218,7 @@ struct MutantRunner::Impl {
     for (const CorpusCase& cc : bc.corpus) {
       if (stopped()) break;
       ++run.work;
-      const PairReport pair = evaluate_pair(cc.expected, base, mutant);
+      const PairReport pair = evaluate_pair(cc.expected, base, mutant, options.limits);
       auto why = tell_apart(cc.expected, pair, cc.base_launches, mutant);
       if (!why) continue;
       run.killed = true;
@@ -314,6 +315,11 @@ struct MutantRunner::Impl {
     // (`gridcheck fuzz --target dag --mutant`, the DAG property R-waves).
     if (megakernel) co.target = dag_campaign_target(DagConfig{}, mutant);
     co.oracle.profiles = {&mutant};
+    {
+      const std::uint64_t fuel = co.oracle.limits.fuel;
+      co.oracle.limits = options.limits;
+      if (!options.fuel_given) co.oracle.limits.fuel = fuel;
+    }
     co.jobs = std::max(1u, options.fuzz_jobs);
     co.shrink = true;
     co.shrink_attempts = options.shrink_attempts;

@@ -70,6 +70,10 @@ struct MutantRunOptions {
   std::uint32_t contract_cases = 3000;
   std::uint64_t contract_seed = 1;
   const std::atomic<bool>* stop = nullptr;
+  /// Every case's memory, fuel and time budget (docs/semantics.md §3.9); the fuzz oracle's campaign
+  /// takes them too, with kCampaignFuel unless `fuel_given`.
+  ir::ResourceLimits limits = mutant_limits();
+  bool fuel_given = false;
 };
 
 /// One oracle's result for one mutant.

@@ -22,6 +22,12 @@ const OracleOutcome* CaseReport::find(std::string_view oracle, std::string_view 
   return nullptr;
 }
 
+const planner::SplitPlan* CaseReport::plan(std::string_view profile) const {
+  for (const auto& [name, plan] : plans)
+    if (name == profile) return plan.get();
+  return nullptr;
+}
+
 bool CaseReport::agrees() const {
   if (reference_verdict == ir::Verdict::Invalid) return false;
   return std::all_of(outcomes.begin(), outcomes.end(), [](const OracleOutcome& s) {

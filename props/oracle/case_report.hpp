@@ -9,9 +9,11 @@
 //   differs, fails where R succeeded, or succeeds where R trapped -> diverge {blame, first divergence}
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "interp/interpreter.hpp"
@@ -52,8 +54,17 @@ struct CaseReport {
   std::string reference_detail;
   bool schedule_dependent = false;
   std::vector<OracleOutcome> outcomes;  ///< in the order the oracles ran
+  /// Where R's storage first repeats between two fixpoint launches (the convergence oracle's P:
+  /// the first 1-based pass p >= 2 whose end-of-launch storage equals pass p - 1's), recorded by
+  /// run_reference during R's run of a case with fixpoint >= 2 that ends ok (`repeat_recorded`).
+  bool repeat_recorded = false;
+  std::optional<std::uint32_t> repeat_end;
+  /// The split plans the split oracle made, by profile name, for the oracles that run after it
+  /// (no entry for a profile that dispatched the program unsplit or refused to plan it).
+  std::vector<std::pair<std::string, std::shared_ptr<const planner::SplitPlan>>> plans;
 
   const OracleOutcome* find(std::string_view oracle, std::string_view profile) const;
+  const planner::SplitPlan* plan(std::string_view profile) const;
   /// True when R is usable and every outcome matched (or was refused).
   bool agrees() const;
 };

@@ -14,31 +14,11 @@
 #include "planner/exact_convergence.hpp"
 #include "planner/external_profile.hpp"
 #include "planner/segment_plan.hpp"
+#include "props/oracle/phase_clock.hpp"
 #include "props/oracle/reference_run.hpp"
 
 namespace gridcheck::props {
 namespace {
-
-/// Finds, launch by launch, the first pass whose end-of-launch storage equals the previous pass's.
-class RepeatRecorder final : public interp::Observer {
- public:
-  std::optional<std::uint32_t> end_repeat;  ///< 1-based pass
-
-  void on_launch_end(std::uint32_t launch, const interp::MemoryView& m) override {
-    Image current = image(m);
-    if (launch >= 1 && !end_repeat && current == previous_) end_repeat = launch + 1;
-    previous_ = std::move(current);
-  }
-
- private:
-  using Image = std::vector<planner::Bytes>;
-  static Image image(const interp::MemoryView& m) {
-    Image out;
-    for (const auto& b : m.buffers) out.emplace_back(b.begin(), b.end());
-    return out;
-  }
-  Image previous_;
-};
 
 enum class Promise { Exact, Fingerprint, None };
 
@@ -95,16 +75,25 @@ ReferenceRepeat reference_repeat(const ir::Case& c, const OracleOptions& options
 
 void ConvergenceOracle::evaluate(const ir::Case& c, const OracleOptions& options, CaseReport& report) const {
   if (c.fixpoint < 2 || !report.reference.ok() || report.reference_verdict != ir::Verdict::Ok) return;
+  const PhaseScope timed(Phase::Convergence, Nested::Absorb);
   std::optional<ReferenceRepeat> repeat;  // computed once, when a profile needs it
   const planner::PlanCaseScope case_scope(c.name);
   for_each_profile(options, [&](const planner::Profile& profile) {
     const OracleOutcome* cpu = report.find("H-cpu", profile.name);
     if (cpu == nullptr || cpu->verdict != ir::Verdict::Match || cpu->failure || cpu->launches == 0) return;
     if (!profile.split.contains_fence(c.program)) return;  // unsplit: one launch of fixpoint N
-    const ir::Result<planner::SplitPlan> plan = planner::plan_split(profile, c.program);
-    if (!plan || plan->segments.empty()) return;
+    // The split oracle's plan, else (another oracle list) a plan of our own.
+    std::optional<ir::Result<planner::SplitPlan>> own;
+    const planner::SplitPlan* plan = report.plan(profile.name);
+    if (plan == nullptr) {
+      own.emplace(planner::plan_split(profile, c.program));
+      if (!own->ok()) return;
+      plan = &own->value();
+    }
+    if (plan->segments.empty()) return;
     const Promise promise = promised_convergence(profile, *plan);
-    if (!repeat) repeat = reference_repeat(c, options);
+    if (!repeat)
+      repeat = report.repeat_recorded ? ReferenceRepeat{report.repeat_end} : reference_repeat(c, options);
     const std::uint32_t n = c.fixpoint;
     const std::uint32_t p = repeat->end.value_or(n);
     const std::size_t segments = plan->segments.size();

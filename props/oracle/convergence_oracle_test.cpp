@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/text/parser.hpp"
+#include "planner/segment_plan.hpp"
 #include "props/mutants/mutant_catalogue.hpp"
 #include "props/oracle/evaluate_case.hpp"
 
@@ -73,6 +74,27 @@ CaseReport evaluate_under(const ir::Case& c, const planner::Profile& profile) {
   OracleOptions o;
   o.profiles = {&profile};
   return evaluate_case(c, o);
+}
+
+TEST(Props_ConvergenceOracle, RsOwnRunRecordsTheRepeatAndTheSplitOraclesPlanIsKept) {
+  // evaluate_case takes P from R's run and the plan from the split oracle instead of running and
+  // planning again; both must be what the convergence oracle would compute on its own.
+  for (std::string_view text : {kClimbsToThree, kStableAfterOnePass, kFirstPassLeavesZeros}) {
+    const ir::Case c = parse(text);
+    const CaseReport report = evaluate_under(c, planner::sound());
+    EXPECT_TRUE(report.repeat_recorded) << c.name;
+    EXPECT_EQ(report.repeat_end, reference_repeat(c, OracleOptions{}).end) << c.name;
+    const planner::SplitPlan* kept = report.plan("sound");
+    ASSERT_NE(kept, nullptr) << c.name;
+    const ir::Result<planner::SplitPlan> again = planner::plan_split(planner::sound(), c.program);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(kept->segments.size(), again->segments.size()) << c.name;
+    EXPECT_EQ(report.plan("vyre-0.7.2"), nullptr) << "only the profiles evaluated";
+  }
+  // A single-launch case records nothing.
+  ir::Case once = parse(kClimbsToThree);
+  once.fixpoint = 1;
+  EXPECT_FALSE(evaluate_under(once, planner::sound()).repeat_recorded);
 }
 
 TEST(Props_ConvergenceOracle, FindsThePassWhereRsStateRepeats) {

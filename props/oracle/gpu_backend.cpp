@@ -1,46 +1,148 @@
 #include "props/oracle/gpu_backend.hpp"
 
+#include <fmt/format.h>
+
+#include "gpu/buffer_pool.hpp"
+#include "gpu/compute_pipeline.hpp"
+#include "gpu/kernel.hpp"
 #include "gpu/resident_session.hpp"
 #include "gpu/resident_split.hpp"
 #include "gpu/vulkan_context.hpp"
 #include "gpu/vulkan_executor.hpp"
 #include "planner/split_dispatch.hpp"
+#include "props/oracle/phase_clock.hpp"
 
 namespace gridcheck::props {
+namespace {
+
+/// The Vulkan executor with its launches timed by phase (phase_clock.hpp), from the executor's own
+/// counters: glslang and spirv-val are Compile, the rest of kernel preparation is Pipeline, the
+/// rest of the launch (upload, record, submit, wait, read-back) is Launch.
+class TimedExecutor final : public planner::Executor {
+ public:
+  explicit TimedExecutor(gpu::VulkanExecutor& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  std::optional<planner::LaunchError> launch(const ir::Program& program, std::span<const planner::Bytes* const> inputs,
+                                             const planner::LaunchConfig& config,
+                                             std::vector<planner::Bytes>& outputs) override {
+    const PhaseScope timed(Phase::Launch);
+    const std::uint64_t compiled_before = inner_.compiler().compile_ns();
+    std::optional<planner::LaunchError> error = inner_.launch(program, inputs, config, outputs);
+    const std::uint64_t compile = inner_.compiler().compile_ns() - compiled_before;
+    const std::uint64_t prepare = inner_.last_launch().lower_compile_ns;
+    recharge(Phase::Launch, Phase::Compile, compile);
+    recharge(Phase::Launch, Phase::Pipeline, prepare > compile ? prepare - compile : 0);
+    return error;
+  }
+
+ private:
+  gpu::VulkanExecutor& inner_;
+};
+
+}  // namespace
+
+struct GpuBackend::Lane {
+  std::unique_ptr<gpu::VulkanExecutor> executor;
+  std::unique_ptr<gpu::ResidentSession> session;
+};
+
+/// A lane for the length of one run, and the shared hold on runs_ that keeps trim_if_full out.
+class GpuBackend::LaneLease {
+ public:
+  explicit LaneLease(GpuBackend& backend) : backend_(backend), runs_(backend.runs_) {
+    std::lock_guard lock(backend_.lanes_mutex_);
+    if (backend_.free_lanes_.empty()) {
+      auto lane = std::make_unique<Lane>();
+      lane->executor = std::make_unique<gpu::VulkanExecutor>(*backend_.context_, *backend_.kernels_);
+      lane->executor->set_dump_dir(backend_.dump_glsl_);
+      lane->executor->set_lowering_fault(backend_.lowering_fault_);
+      lane->session = std::make_unique<gpu::ResidentSession>(*backend_.context_, *backend_.kernels_);
+      lane->session->set_dump_dir(backend_.dump_glsl_);
+      lane->session->set_lowering_fault(backend_.lowering_fault_);
+      backend_.free_lanes_.push_back(lane.get());
+      backend_.lanes_.push_back(std::move(lane));
+    }
+    lane_ = backend_.free_lanes_.back();
+    backend_.free_lanes_.pop_back();
+  }
+  ~LaneLease() {
+    std::lock_guard lock(backend_.lanes_mutex_);
+    backend_.free_lanes_.push_back(lane_);
+  }
+  LaneLease(const LaneLease&) = delete;
+  LaneLease& operator=(const LaneLease&) = delete;
+  Lane& operator*() { return *lane_; }
+  Lane* operator->() { return lane_; }
+
+ private:
+  GpuBackend& backend_;
+  std::shared_lock<std::shared_mutex> runs_;
+  Lane* lane_ = nullptr;
+};
+
+GpuBackend::GpuBackend() = default;
 
 ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions& options) {
   gpu::ContextOptions context_options;
   context_options.device = options.device;
   context_options.validation = options.validation;
+  if (options.pipeline_cache)
+    context_options.pipeline_cache_dir = options.pipeline_cache_dir ? options.pipeline_cache_dir : gpu::default_pipeline_cache_dir();
   auto context = gpu::VulkanContext::create(context_options);
   if (!context) return context.diagnostics();
   std::unique_ptr<GpuBackend> backend(new GpuBackend());
   backend->context_ = std::move(context).value();
-  backend->executor_ = std::make_unique<gpu::VulkanExecutor>(*backend->context_);
-  backend->executor_->set_dump_dir(options.dump_glsl);
+  backend->kernels_ = std::make_unique<gpu::KernelStore>();
   backend->dump_glsl_ = options.dump_glsl;
+  backend->lowering_fault_ = options.lowering_fault;
   return backend;
 }
 
 GpuBackend::~GpuBackend() {
-  executor_.reset();  // before the context it uses
+  lanes_.clear();  // before the kernels and the context they use
+  kernels_.reset();
+}
+
+void GpuBackend::trim_if_full() {
+  if (context_->pipelines().size() <= kMaxPipelines) return;
+  std::unique_lock exclusive(runs_);  // no run in flight: no kernel, pipeline or buffer is in use
+  if (context_->pipelines().size() <= kMaxPipelines) return;
+  kernels_->clear_kernels();
+  kernels_->compiler().clear();
+  context_->pipelines().clear();
 }
 
 GpuSplitRunner GpuBackend::host_runner() {
   return [this](const planner::Profile& profile, const ir::Program& program, std::span<const planner::Bytes> inputs,
                 const planner::RunConfig& config) {
-    return planner::run_split(profile, program, inputs, config, *executor_);
+    planner::SplitRun run;
+    {
+      LaneLease lane(*this);
+      TimedExecutor timed(*lane->executor);
+      run = planner::run_split(profile, program, inputs, config, timed);
+    }
+    trim_if_full();
+    return run;
   };
 }
 
 GpuSplitRunner GpuBackend::resident_runner() {
   return [this](const planner::Profile& profile, const ir::Program& program, std::span<const planner::Bytes> inputs,
                 const planner::RunConfig& config) {
-    gpu::ResidentSession session(*context_, executor_->compiler());
-    session.set_dump_dir(dump_glsl_);
-    std::vector<planner::Bytes> outputs;
-    planner::SplitRun run = gpu::run_split_resident(profile, program, inputs, config, session, outputs);
-    if (run.ok()) run.outputs = std::move(outputs);
+    planner::SplitRun run;
+    {
+      LaneLease lane(*this);
+      const PhaseScope timed(Phase::Launch);  // resident mode: glslang and spirv-val are Compile, the rest Launch
+      const std::uint64_t compiled_before = kernels_->compiler().compile_ns();
+      gpu::ResidentSession& session = *lane->session;
+      session.clear();
+      std::vector<planner::Bytes> outputs;
+      run = gpu::run_split_resident(profile, program, inputs, config, session, outputs);
+      recharge(Phase::Launch, Phase::Compile, kernels_->compiler().compile_ns() - compiled_before);
+      if (run.ok()) run.outputs = std::move(outputs);
+      session.clear();  // its buffers back to the pool
+    }
+    trim_if_full();
     return run;
   };
 }
@@ -53,6 +155,35 @@ void GpuBackend::attach(OracleOptions& options) {
 
 std::string GpuBackend::device_name() const { return context_->info().name; }
 gpu::VulkanContext& GpuBackend::context() { return *context_; }
+gpu::KernelStore& GpuBackend::kernels() { return *kernels_; }
+GpuBackend::CacheStats GpuBackend::cache_stats() {
+  CacheStats stats;
+  stats.compiles = kernels_->compiler().compiles();
+  stats.compile_hits = kernels_->compiler().hits();
+  stats.pipelines = context_->pipelines().misses();
+  stats.pipeline_hits = context_->pipelines().hits();
+  return stats;
+}
+
 std::size_t GpuBackend::validation_messages() const { return context_->validation_log().count(); }
+std::size_t GpuBackend::lanes() const {
+  std::lock_guard lock(lanes_mutex_);
+  return lanes_.size();
+}
+
+std::string GpuBackend::stats_line() {
+  gpu::GlslCompiler& c = kernels_->compiler();
+  gpu::PipelineCache& p = context_->pipelines();
+  const gpu::BufferPoolStats b = context_->buffers().stats();
+  const char* file = p.load_result() == gpu::PipelineCacheLoad::Loaded    ? "loaded"
+                     : p.load_result() == gpu::PipelineCacheLoad::Ignored ? "ignored (corrupt or another driver's)"
+                     : p.file()                                           ? "new"
+                                                                          : "off";
+  return fmt::format("H-gpu: {} compiles {:.0f} ms ({} hits), {} pipelines {:.0f} ms ({} hits), {} kernel hits, {} submissions "
+                     "{:.0f} ms to the fence, buffers {} made {} reused, {} lane{}, pipeline cache file {}{}",
+                     c.compiles(), c.compile_ns() / 1e6, c.hits(), p.misses(), p.create_ns() / 1e6, p.hits(),
+                     kernels_->kernels().hits(), context_->submissions(), context_->submit_wait_ns() / 1e6, b.created, b.reused,
+                     lanes(), lanes() == 1 ? "" : "s", file, p.file() ? " (" + p.file()->string() + ")" : std::string());
+}
 
 }  // namespace gridcheck::props

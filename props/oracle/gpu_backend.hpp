@@ -3,17 +3,33 @@
 // split in host mode (each launch reads back and re-uploads, like the seed) and in resident mode
 // (buffers stay on the device; only final outputs are read back). Both modes must give identical
 // bytes; the oracle checks that.
+//
+// The runners may be called from several threads at once (`fuzz -j N`): each call takes a lane (a
+// VulkanExecutor and a ResidentSession of its own: command pool, fence, descriptor pool) from a free
+// list, made on first need, so N workers record and wait in parallel and only vkQueueSubmit is
+// serialised (VulkanContext::submit). All lanes share one KernelStore (compile cache, validation
+// verdicts, prepared kernels), the context's PipelineCache (and its VkPipelineCache file) and its
+// BufferPool, so host and resident mode compile and create each segment's pipeline once.
+// Caches grow with the distinct shaders seen; past kMaxPipelines pipelines the backend waits until no
+// run is in flight and starts them over (the VkPipelineCache is kept).
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
+#include <vector>
 
+#include "gpu/glsl_lowering.hpp"
 #include "ir/diagnostic.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/expectations.hpp"
 
 namespace gridcheck::gpu {
+class KernelStore;
+class ResidentSession;
 class VulkanContext;
 class VulkanExecutor;
 }  // namespace gridcheck::gpu
@@ -24,10 +40,19 @@ struct GpuBackendOptions {
   std::string device;                           ///< index or name ("" = first discrete GPU, else lavapipe)
   bool validation = false;                      ///< validation layers + synchronization validation
   std::optional<std::filesystem::path> dump_glsl;  ///< also write every lowered shader there
+  /// The VkPipelineCache file's directory (docs/gpu.md); nullopt: gpu::default_pipeline_cache_dir().
+  std::optional<std::filesystem::path> pipeline_cache_dir;
+  bool pipeline_cache = true;                   ///< false: no file at all (`--pipeline-cache off`)
+  /// A deliberate lowering bug in both modes, tests only (gpu/glsl_lowering.hpp LoweringFault; the CLI
+  /// reads it from $GRIDCHECK_TEST_GPU_FAULT).
+  gpu::LoweringFault lowering_fault = gpu::LoweringFault::None;
 };
 
 class GpuBackend {
  public:
+  /// Pipelines kept before the caches start over.
+  static constexpr std::size_t kMaxPipelines = 4096;
+
   /// Opens the device; K### diagnostics when there is no usable Vulkan device.
   static ir::Result<std::unique_ptr<GpuBackend>> open(const GpuBackendOptions& options);
   ~GpuBackend();
@@ -41,14 +66,41 @@ class GpuBackend {
 
   std::string device_name() const;
   gpu::VulkanContext& context();
+  gpu::KernelStore& kernels();
   /// Validation messages recorded so far (0 without validation).
   std::size_t validation_messages() const;
+  /// Lanes made so far (at most the number of runs that were ever in flight at once).
+  std::size_t lanes() const;
+  /// One line of per-phase figures: compiles (glslang + spirv-val) and their time, compile-cache hits,
+  /// pipelines created and their time, pipeline-cache hits, kernel-cache hits, submissions and their
+  /// time to the fence, buffers created and reused, lanes, the pipeline cache file's state.
+  std::string stats_line();
+
+  /// What the process-wide caches did so far (both modes share them): GLSL texts compiled to SPIR-V
+  /// and compile-cache hits, pipelines created and pipeline-cache hits.
+  struct CacheStats {
+    std::uint64_t compiles = 0;
+    std::uint64_t compile_hits = 0;
+    std::uint64_t pipelines = 0;
+    std::uint64_t pipeline_hits = 0;
+  };
+  CacheStats cache_stats();
 
  private:
-  GpuBackend() = default;
+  struct Lane;
+  class LaneLease;
+  GpuBackend();
+  /// Starts the caches over when they hold more than kMaxPipelines pipelines (waits for runs in flight).
+  void trim_if_full();
+
   std::unique_ptr<gpu::VulkanContext> context_;
-  std::unique_ptr<gpu::VulkanExecutor> executor_;
+  std::unique_ptr<gpu::KernelStore> kernels_;
   std::optional<std::filesystem::path> dump_glsl_;
+  mutable std::mutex lanes_mutex_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  std::vector<Lane*> free_lanes_;
+  std::shared_mutex runs_;  ///< held shared by every run, exclusively by trim_if_full
+  gpu::LoweringFault lowering_fault_ = gpu::LoweringFault::None;
 };
 
 }  // namespace gridcheck::props

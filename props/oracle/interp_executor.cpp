@@ -7,6 +7,8 @@
 #include "ir/abi.hpp"
 #include "ir/equality.hpp"
 #include "ir/grid_inference.hpp"
+#include "ir/resource_limits.hpp"
+#include "props/oracle/phase_clock.hpp"
 
 namespace gridcheck::props {
 namespace {
@@ -35,8 +37,13 @@ LaunchError from_run(const interp::RunResult& r) {
       if (r.trap) e.invocation = r.trap->invocation.global;
       return e;
     }
-    case interp::RunStatus::OutOfFuel:
-      return error(LaunchErrorKind::OutOfFuel, fmt::format("out of fuel after {} steps", r.steps));
+    case interp::RunStatus::OutOfFuel: {  // the step budget (R021) or the case's deadline (R022)
+      const ir::Diagnostic* d = r.diagnostics.empty() ? nullptr : &*r.diagnostics.begin();
+      return error(LaunchErrorKind::OutOfFuel,
+                   d != nullptr ? fmt::format("{} [{}]", d->message, d->code)
+                                : fmt::format("out of fuel after {} steps", r.steps),
+                   d != nullptr ? d->loc : ir::SourceLoc{});
+    }
     case interp::RunStatus::Divergence:
       return error(LaunchErrorKind::Divergence, r.divergence ? r.divergence->message : "barrier divergence",
                    r.divergence ? r.divergence->first_site.loc : ir::SourceLoc{});
@@ -48,7 +55,7 @@ LaunchError from_run(const interp::RunResult& r) {
     case interp::RunStatus::Nondeterministic:  // one schedule per launch
     case interp::RunStatus::Invalid: {
       const bool resource = std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
-                                        [](const ir::Diagnostic& d) { return d.code.rfind("R01", 0) == 0; });
+                                        [](const ir::Diagnostic& d) { return ir::is_limit_code(d.code); });
       return error(resource ? LaunchErrorKind::Resource : LaunchErrorKind::InvalidProgram,
                    first_message(r.diagnostics, "the launched program was refused"));
     }
@@ -59,21 +66,31 @@ LaunchError from_run(const interp::RunResult& r) {
 
 }  // namespace
 
-InterpExecutor::InterpExecutor(interp::RunOptions options) : options_(std::move(options)) {
+InterpExecutor::InterpExecutor(interp::RunOptions options, ProgramIdentity identity)
+    : options_(std::move(options)), identity_(identity) {
   // A segment's accesses are the program's: R's verdict on them is R's, the split only runs them.
   options_.oob = ir::MemoryCheck::Defined;
   options_.uninit = ir::MemoryCheck::Defined;
 }
 
-const interp::PreparedProgram* InterpExecutor::prepared(const ir::Program& program, ir::Diagnostics& diagnostics) {
-  const std::uint64_t key = ir::content_hash(program);
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second.get();
+const interp::PreparedProgram* InterpExecutor::prepared(const ir::Program& program, bool borrowed,
+                                                        ir::Diagnostics& diagnostics) {
+  const PhaseScope timed(Phase::Compile);
+  const bool by_address = identity_ == ProgramIdentity::Address && borrowed;
+  if (by_address) {
+    if (auto it = by_address_.find(&program); it != by_address_.end()) return it->second.get();
+  }
+  const std::uint64_t key = by_address ? 0 : ir::content_hash(program);
+  if (!by_address) {
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second.get();
+  }
   auto result = interp::prepare(program, options_);
   if (!result.ok()) {
     diagnostics = result.diagnostics();
     return nullptr;
   }
   auto stored = std::make_unique<interp::PreparedProgram>(std::move(result).value());
+  if (by_address) return by_address_.emplace(&program, std::move(stored)).first->second.get();
   return cache_.emplace(key, std::move(stored)).first->second.get();
 }
 
@@ -82,6 +99,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
                                                   const planner::LaunchConfig& config,
                                                   std::vector<planner::Bytes>& outputs) {
   ++launches_;
+  const PhaseScope timed(Phase::Launch);
   const ir::Program* program = &original;
   ir::Program resized;
   if (config.workgroup_override) {
@@ -136,7 +154,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
   }
 
   ir::Diagnostics refused;
-  const interp::PreparedProgram* ready = prepared(*program, refused);
+  const interp::PreparedProgram* ready = prepared(*program, program == &original, refused);
   if (ready == nullptr)
     return error(LaunchErrorKind::InvalidProgram, first_message(refused, "the launched program was refused"));
 

@@ -16,9 +16,18 @@
 
 namespace gridcheck::props {
 
+/// How an InterpExecutor recognises a program it prepared before (it prepares each once).
+enum class ProgramIdentity : std::uint8_t {
+  Content,  ///< by content hash: any program, however long it lives
+  /// By address: cheaper, for a caller that guarantees every launched program outlives the
+  /// executor and is not modified while it lives (the programs of a plan the caller holds).
+  Address,
+};
+
 class InterpExecutor final : public planner::Executor {
  public:
-  explicit InterpExecutor(interp::RunOptions options = {});
+  /// `options.validate` false: launched programs are only type-checked (they were validated before).
+  explicit InterpExecutor(interp::RunOptions options = {}, ProgramIdentity identity = ProgramIdentity::Content);
 
   std::string name() const override { return "interp"; }
   std::optional<planner::LaunchError> launch(const ir::Program& program, std::span<const planner::Bytes* const> inputs,
@@ -30,11 +39,14 @@ class InterpExecutor final : public planner::Executor {
   std::uint64_t steps() const { return steps_; }
 
  private:
-  const interp::PreparedProgram* prepared(const ir::Program& program, ir::Diagnostics& diagnostics);
+  /// `borrowed`: `program` is the caller's (not a copy made for one launch).
+  const interp::PreparedProgram* prepared(const ir::Program& program, bool borrowed, ir::Diagnostics& diagnostics);
 
   interp::RunOptions options_;
-  /// Segments are launched once per pass; validation and compilation happen once per content hash.
-  std::unordered_map<std::uint64_t, std::unique_ptr<interp::PreparedProgram>> cache_;
+  ProgramIdentity identity_;
+  /// Segments are launched once per pass; validation and compilation happen once per program.
+  std::unordered_map<std::uint64_t, std::unique_ptr<interp::PreparedProgram>> cache_;  ///< by content hash
+  std::unordered_map<const ir::Program*, std::unique_ptr<interp::PreparedProgram>> by_address_;
   std::uint64_t launches_ = 0;
   std::uint64_t steps_ = 0;
 };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/program.hpp"
+#include "ir/resource_limits.hpp"
 #include "planner/executor.hpp"
 #include "planner/profile.hpp"
 #include "planner/split_dispatch.hpp"
@@ -33,7 +34,15 @@ struct OracleOptions {
   std::string gpu_name = "H-gpu";
   bool detect_races = true;                        ///< R with the race detector
   bool check_schedules = true;                     ///< a second R run, reversed schedule
-  std::uint64_t fuel = std::uint64_t{1} << 28;
+  /// Two unordered plain writes of the value the element already gets are a race
+  /// (docs/semantics.md §3.6); false (the default) tolerates them, as Oclgrind does.
+  bool same_value_writes_race = false;
+  /// The resource model (ir/resource_limits.hpp, docs/semantics.md §3.9): memory, fuel and time per
+  /// case. evaluate_case refuses a case whose buffers, held by R and every oracle, exceed the memory
+  /// budget (R023), and sets `deadline` from limits.timeout_seconds when the case starts.
+  ir::ResourceLimits limits;
+  /// The running case's deadline (set by evaluate_case; nullopt: no time limit).
+  ir::Deadline deadline;
   bool locate_first_divergence = true;             ///< on a mismatch, re-run with observers
   /// DAG cases (props/gen/dag_case.hpp): also run the wave-by-wave oracle R-waves (waves_oracle.hpp).
   bool waves = true;

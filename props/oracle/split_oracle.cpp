@@ -2,16 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "planner/external_profile.hpp"
+#include "planner/segment_plan.hpp"
+#include "planner/sound_profile.hpp"
 #include "planner/split_errors.hpp"
 #include "props/oracle/byte_compare.hpp"
 #include "props/oracle/case_bytes.hpp"
 #include "props/oracle/first_divergence.hpp"
 #include "props/oracle/interp_executor.hpp"
+#include "props/oracle/phase_clock.hpp"
 #include "props/oracle/reference_run.hpp"
 
 namespace gridcheck::props {
@@ -44,7 +48,11 @@ class SplitEvaluation {
         // writes) make the split's own result schedule-dependent: report them as the split's failure.
         interp::RunOptions per_launch = interp_options();
         per_launch.detect_races = options_.detect_races;
-        InterpExecutor executor(per_launch);
+        // A segment the profile already validated while planning is only type-checked. The
+        // programs launched (the case's, or those of a plan kept in the report) outlive the executor.
+        per_launch.validate =
+            !(profile.split.contains_fence(c_.program) && planner::plans_validated_segments(profile));
+        InterpExecutor executor(per_launch, ProgramIdentity::Address);
         cpu = judge("H-cpu", profile, run_split(profile, inputs, executor), nullptr);
         if (options_.cpu && cpu->verdict == ir::Verdict::Diverge && options_.locate_first_divergence)
           locate_first_divergence(c_, options_, profile, inputs, *cpu);
@@ -91,15 +99,34 @@ class SplitEvaluation {
     return inputs;
   }
 
+  /// planner::run_split, with the planning timed on its own (phase_clock.hpp) and the plan kept in
+  /// the report for the oracles after this one.
   planner::SplitRun run_split(const planner::Profile& profile, const std::vector<Bytes>& inputs,
-                              planner::Executor& executor, const planner::RunOptions& run_options = {}) const {
+                              planner::Executor& executor) const {
     const planner::RunConfig config{c_.grid, std::nullopt, c_.fixpoint};
-    return planner::run_split(profile, c_.program, inputs, config, executor, run_options);
+    if (!profile.split.contains_fence(c_.program))  // dispatched once, unsplit: nothing to plan
+      return planner::run_split(profile, c_.program, inputs, config, executor);
+    std::optional<PhaseScope> planning(std::in_place, Phase::Plan);
+    ir::Result<planner::SplitPlan> planned = planner::plan_split(profile, c_.program);
+    planning.reset();
+    if (!planned) {  // as run_split reports a plan's refusal
+      planner::SplitRun run;
+      run.split = true;
+      run.failure = planner::SplitFailure{planned.diagnostics().all().front(), std::nullopt, std::nullopt, 0};
+      return run;
+    }
+    auto plan = std::make_shared<const planner::SplitPlan>(std::move(planned).value());
+    report_.plans.emplace_back(profile.name, plan);
+    std::vector<Bytes> outputs;
+    planner::SplitRun run = planner::run_plan_into(profile, c_.program, *plan, inputs, config, executor, outputs);
+    if (run.ok()) run.outputs = std::move(outputs);
+    return run;
   }
 
   /// Judges one split run against R (and, for H-gpu, against the H-cpu outcome for blame).
   OracleOutcome judge(std::string oracle, const planner::Profile& profile, const planner::SplitRun& run,
                      const OracleOutcome* cpu) const {
+    const PhaseScope timed(Phase::Compare);
     OracleOutcome s;
     s.oracle = std::move(oracle);
     s.profile = profile.name;
@@ -138,9 +165,16 @@ class SplitEvaluation {
         return s;
       }
       const auto& le = run.failure->launch_error;
-      const bool r_failed_alike =
-          le && ((r.status == interp::RunStatus::Trap && le->kind == planner::LaunchErrorKind::Trap) ||
-                 (r.status == interp::RunStatus::OutOfFuel && le->kind == planner::LaunchErrorKind::OutOfFuel));
+      // A launch on the interpreter past a resource limit (fuel, deadline, memory): `invalid limit`,
+      // never a blame (docs/semantics.md §3.9).
+      if (le && (le->kind == planner::LaunchErrorKind::OutOfFuel ||
+                 (!gpu && le->kind == planner::LaunchErrorKind::Resource))) {
+        s.verdict = ir::Verdict::Invalid;
+        s.detail = "limit";
+        s.message = fmt::format("a launch of the split ran past a resource limit: {}", le->message);
+        return s;
+      }
+      const bool r_failed_alike = le && r.status == interp::RunStatus::Trap && le->kind == planner::LaunchErrorKind::Trap;
       if (r_failed_alike) {
         s.verdict = ir::Verdict::Match;
         s.message = fmt::format("both trapped: {}", le->message);

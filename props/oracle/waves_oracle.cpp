@@ -9,6 +9,7 @@
 #include "ir/grid_inference.hpp"
 #include "planner/program_copy.hpp"
 #include "props/oracle/byte_compare.hpp"
+#include "props/oracle/phase_clock.hpp"
 #include "props/oracle/reference_run.hpp"
 
 namespace gridcheck::props {
@@ -102,8 +103,10 @@ class FusionJudge {
  private:
   interp::RunOptions run_options(bool races) const {
     interp::RunOptions o;
-    o.fuel = options_.fuel;
+    o.limits = options_.limits;
+    o.deadline = options_.deadline;
     o.detect_races = races;
+    o.same_value_writes_race = options_.same_value_writes_race;
     o.file = dag_.base.file;
     o.oob = dag_.base.oob;
     o.uninit = dag_.base.uninit;
@@ -213,6 +216,7 @@ WavesRun run_waves(const WaveDag& dag, const interp::RunOptions& options) {
 
 void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, CaseReport& report) const {
   if (!options.waves || !is_dag_case(c)) return;
+  const PhaseScope timed(Phase::Waves, Nested::Absorb);
   auto dag = read_dag(c);
   if (!dag) {
     OracleOutcome s;

@@ -2,7 +2,7 @@
 # gridcheck command line and checks its exit code and what it printed.
 # Usage: cmake -DGRIDCHECK=<gridcheck> -DCASES=<dir of .gc files> -DWORK=<scratch dir>
 #              "-DARGS=a|b|c" -DEXPECT_RC=N "-DEXPECT=regex" [-DREJECT=regex] [-DCARET=1]
-#              [-DSETUP=kind,kind] [-DENV=NAME=VALUE] -P check_bad_input.cmake
+#              [-DSETUP=kind,kind] [-DENV=NAME=VALUE] [-DULIMIT_V=KIB] [-DMAX_SECONDS=S] -P check_bad_input.cmake
 #
 # ARGS are `|`-separated; in them @CASES@ and @WORK@ name the two directories and @EMPTY@ is an empty
 # argument. The command runs in WORK (so that nothing is written into the source tree), with stdin
@@ -18,6 +18,9 @@
 #                 test prints SKIPPED)
 #   symlink_loop  WORK/loop.gc -> WORK/loop2.gc -> WORK/loop.gc
 #   dangling      WORK/dangling.gc -> WORK/nowhere.gc
+#
+# ULIMIT_V=KIB runs the command under `ulimit -v KIB` (its address space; issue 20's hostile files run
+# under 6 GiB) and MAX_SECONDS=S fails the test when the command takes longer.
 #
 # Checks: the exit code is EXPECT_RC; stderr followed by stdout matches EXPECT and not REJECT; a nonzero exit
 # prints something; exit 0 never prints `error[`; CARET=1: a located diagnostic
@@ -76,6 +79,9 @@ set(command "")
 if(DEFINED ENV)
   string(APPEND command "env '${ENV}' ")
 endif()
+if(DEFINED ULIMIT_V)
+  string(APPEND command "ulimit -v ${ULIMIT_V} && exec ")
+endif()
 string(APPEND command "${prefix}'${GRIDCHECK}'")
 string(REPLACE "|" ";" arg_list "${ARGS}")
 foreach(arg IN LISTS arg_list)
@@ -86,10 +92,18 @@ foreach(arg IN LISTS arg_list)
   string(APPEND command " '${arg}'")
 endforeach()
 
+string(TIMESTAMP started "%s" UTC)
 execute_process(COMMAND /bin/sh -c "${command}" WORKING_DIRECTORY "${WORK}" INPUT_FILE /dev/null
                 TIMEOUT 30 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(TIMESTAMP finished "%s" UTC)
 set(all "${err}${out}")  # stderr (diagnostics), then stdout (reports)
 set(shown "$ ${command}\n${all}")
+if(DEFINED MAX_SECONDS)
+  math(EXPR took "${finished} - ${started}")
+  if(took GREATER MAX_SECONDS)
+    message(FATAL_ERROR "took about ${took} s, more than ${MAX_SECONDS} s\n${shown}")
+  endif()
+endif()
 if(NOT rc STREQUAL EXPECT_RC)
   message(FATAL_ERROR "exit ${rc}, expected ${EXPECT_RC}\n${shown}")
 endif()
