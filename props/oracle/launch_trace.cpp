@@ -9,6 +9,7 @@
 #include "interp/interpreter.hpp"
 #include "interp/observer.hpp"
 #include "planner/external_profile.hpp"
+#include "planner/fence_split.hpp"
 #include "props/oracle/case_bytes.hpp"
 #include "props/oracle/interp_executor.hpp"
 #include "props/oracle/reference_run.hpp"
@@ -134,11 +135,21 @@ SplitTrace trace_split(const ir::Case& c, const OracleOptions& options, const pl
   trace.aligned = !per_iteration.empty() && std::all_of(per_iteration.begin(), per_iteration.end(), [&](const auto& kv) {
     return kv.second == trace.segment_count;
   });
-  if (trace.aligned)
+  if (trace.aligned) {
     for (SplitLaunch& l : trace.launches) {
       const std::size_t k = std::size_t{l.pass} * trace.segment_count + l.segment;
       if (k < reference.size()) l.reference_phase = k;
     }
+    return trace;
+  }
+  // Otherwise only the end of a pass is comparable: the plan's last segment against R's last phase
+  // of the same fixpoint iteration (e.g. a trailing grid_sync the plan drops).
+  std::map<std::uint32_t, std::size_t> last_phase;
+  for (std::size_t k = 0; k < reference.size(); ++k) last_phase[reference[k].iteration] = k;
+  for (SplitLaunch& l : trace.launches) {
+    if (trace.segment_count == 0 || l.segment != trace.segment_count - 1) continue;
+    if (auto it = last_phase.find(l.pass); it != last_phase.end()) l.reference_phase = it->second;
+  }
   return trace;
 }
 
@@ -151,7 +162,9 @@ LaunchTrace trace_launches(const ir::Case& c, const OracleOptions& options) {
     const std::string name(c.program.name(b.name));
     trace.buffers.push_back(BufferInfo{name, b.element, b.loc.line, case_bytes(c, name)});
   }
-  const std::span<const ir::StmtId> entry = c.program.entry_stmts();
+  // The source's segment boundaries: the fences at the top of the kernel once its single Block and
+  // Region wrappers are peeled, as the planner cuts (planner/fence_split.hpp).
+  const std::vector<ir::StmtId> entry = planner::peel_wrappers(c.program).inner;
   for (ir::StmtId id : entry)
     if (c.program.stmt(id).is_fence() && c.program.loc(id).known()) trace.fence_lines.push_back(c.program.loc(id).line);
   if (!entry.empty()) {

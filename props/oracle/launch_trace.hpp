@@ -5,8 +5,10 @@
 //
 // A split launch is *aligned* with R's phase iteration·segments + segment when every fixpoint
 // iteration of R has exactly as many phases as the plan has segments (every fence at the top of the
-// kernel); an unsplit launch is aligned with R's last phase. A launch that is not aligned is still
-// recorded, with no R phase to compare.
+// kernel); an unsplit launch is aligned with R's last phase. Otherwise (a plan that drops or adds
+// a cut, e.g. a trailing grid_sync) only the launch of the plan's last segment in each pass is
+// aligned, with R's last phase of that iteration. A launch that is not aligned is still recorded,
+// with no R phase to compare.
 //
 // H-cpu only: the split runs on the interpreter (InterpExecutor) with the planner's SegmentObserver;
 // an H-gpu run has no per-launch hook (GpuSplitRunner takes none).
@@ -55,7 +57,7 @@ struct SplitLaunch {
 struct SplitTrace {
   std::string profile;
   std::size_t segment_count = 0;
-  bool aligned = false;  ///< launches line up with R's phases (see above)
+  bool aligned = false;  ///< every launch lines up with an R phase (see above); false: only pass ends
   std::vector<SplitLaunch> launches;
   std::optional<planner::SplitFailure> failure;
 };
