@@ -265,13 +265,16 @@ std::string program_listing(const HtmlPageInput& in, const std::vector<std::uint
       extra += fmt::format(" data-segment=\"{}\"", segment);
     }
     if (fences.contains(static_cast<std::uint32_t>(line))) classes += " fence";
+    // The line keeps its anchor id (L<n>); the first marked line's statement carries #divergent-statement.
+    std::string code_attributes;
     if (marked_set.contains(static_cast<std::uint32_t>(line))) {
       classes += " divergent";
-      if (first_mark) extra += fmt::format(" id=\"divergent-statement\" data-line=\"{}\" title=\"{}\"", line, html_escape(why));
+      if (first_mark)
+        code_attributes = fmt::format(" id=\"divergent-statement\" data-line=\"{}\" title=\"{}\"", line, html_escape(why));
       first_mark = false;
     }
-    out += fmt::format("<div class=\"{}\" id=\"L{}\"{}><span class=\"ln\">{}</span><code>{}</code></div>\n", classes,
-                       line, extra, line, html_escape(text));
+    out += fmt::format("<div class=\"{}\" id=\"L{}\"{}><span class=\"ln\">{}</span><code{}>{}</code></div>\n", classes,
+                       line, extra, line, code_attributes, html_escape(text));
     ++line;
     start = end + 1;
   }

@@ -358,7 +358,11 @@ std::string_view html_page_script() {
     if (f) {
       attrs['data-split-value'] = show(buffer ? buffer.type : 'u32', f.step.cur[m.element]);
       if (f.step.ref) attrs['data-reference-value'] = show(buffer ? buffer.type : 'u32', f.step.ref[m.element]);
+      // Which split launch last changed the element (-1: it still holds the caller's bytes).
+      const k = buffer ? lastChange(buffer, m.split, m.launch, m.element) : null;
+      if (k !== null) attrs['data-last-written-launch'] = k;
     }
+    if (m.phase !== null && buffer) attrs['data-reference-last-stored-phase'] = lastStore(D.buffers.indexOf(buffer), m.phase, m.element);
     if (n === 0) attrs.id = 'divergent-element';
     const mark = place(f, m.element, 'divergent-element', attrs);
     if (m.phase !== null) place(figures['R:' + m.phase + ':' + m.buffer], m.element, 'reference-element',
