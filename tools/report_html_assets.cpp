@@ -61,6 +61,7 @@ std::string_view html_page_script() {
   return R"gcjs(
 (function () {
   'use strict';
+  const started = performance.now();
   const D = JSON.parse(document.getElementById('gridcheck-data').textContent);
   const cache = new Map();
   function bytes(i) {
@@ -104,20 +105,23 @@ std::string_view html_page_script() {
     same: [222, 233, 224], sameChanged: [86, 158, 104], diff: [243, 160, 160], diffChanged: [206, 32, 41],
     plain: [226, 228, 234], plainChanged: [110, 140, 192], rIdle: [222, 227, 234], rStored: [59, 111, 182]
   };
+  // Each element's colour is an index into PALETTE (one byte per element: a million stay cheap).
+  const PALETTE = [C.same, C.sameChanged, C.diff, C.diffChanged, C.plain, C.plainChanged, C.rIdle, C.rStored];
+  const K = { same: 0, sameChanged: 1, diff: 2, diffChanged: 3, plain: 4, plainChanged: 5, rIdle: 6, rStored: 7 };
   function bit(bits, i) { return bits && (i >> 3) < bits.length ? (bits[i >> 3] >> (i & 7)) & 1 : 0; }
 
   // One step of one buffer: what it holds and how each element is coloured.
   function stepCells(step) {
     const n = step.cur ? step.cur.length : 0;
-    const colour = new Array(n);
+    const colour = new Uint8Array(n);
     let differ = 0, first = -1;
     for (let i = 0; i < n; i++) {
-      if (step.kind === 'R') { colour[i] = bit(step.stored, i) ? C.rStored : C.rIdle; continue; }
+      if (step.kind === 'R') { colour[i] = bit(step.stored, i) ? K.rStored : K.rIdle; continue; }
       const changed = !step.prev || i >= step.prev.length || step.prev[i] !== step.cur[i];
-      if (!step.ref) { colour[i] = changed ? C.plainChanged : C.plain; continue; }
+      if (!step.ref) { colour[i] = changed ? K.plainChanged : K.plain; continue; }
       const d = i >= step.ref.length || step.ref[i] !== step.cur[i];
       if (d) { differ++; if (first < 0) first = i; }
-      colour[i] = d ? (changed ? C.diffChanged : C.diff) : (changed ? C.sameChanged : C.same);
+      colour[i] = d ? (changed ? K.diffChanged : K.diff) : (changed ? K.sameChanged : K.same);
     }
     if (step.ref && step.ref.length > n) { differ += step.ref.length - n; if (first < 0) first = n; }
     return { colour: colour, differ: differ, first: first };
@@ -131,7 +135,7 @@ std::string_view html_page_script() {
     const gap = g.cell >= 4 ? 1 : 0;
     const n = cells.colour.length;
     for (let i = 0; i < n; i++) {
-      const c = cells.colour[i];
+      const c = PALETTE[cells.colour[i]];
       const x0 = (i % g.cols) * g.cell, y0 = Math.floor(i / g.cols) * g.cell;
       for (let y = y0; y < y0 + g.cell - gap; y++) {
         let o = (y * g.w + x0) * 4;
@@ -142,7 +146,7 @@ std::string_view html_page_script() {
     if (g.cell >= 30) {
       ctx.font = '10px ui-monospace, monospace'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
       for (let i = 0; i < n; i++) {
-        const c = cells.colour[i];
+        const c = PALETTE[cells.colour[i]];
         ctx.fillStyle = (c[0] * 0.3 + c[1] * 0.59 + c[2] * 0.11) < 140 ? '#fff' : '#111';
         let t = show(type, step.cur[i]); if (t.length > 6) t = t.slice(0, 5) + '\u2026';
         ctx.fillText(t, (i % g.cols) * g.cell + g.cell / 2 - 0.5, Math.floor(i / g.cols) * g.cell + g.cell / 2);
@@ -370,6 +374,7 @@ std::string_view html_page_script() {
     if (n === 0 && mark) firstMark = { f: f, i: m.element };
   });
   if (firstMark) inspect(firstMark.f, firstMark.i);
+  document.body.setAttribute('data-render-ms', String(Math.round(performance.now() - started)));
   document.body.setAttribute('data-rendered', 'true');
 })();
 )gcjs";
