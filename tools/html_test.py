@@ -6,7 +6,8 @@ usage: html_test.py GRIDCHECK REPO_ROOT WORK_DIR {divergent,sound,screenshot,mil
 divergent:  corpus/s10_a1_rw_written_not_read.gc under vyre-0.7.2: after the page's scripts ran, the
             DOM marks #divergent-element at the element, launch and buffer `diff --json` reports as the
             first divergence, and #divergent-statement on the store before the fence; the page is
-            self-contained (no script, style, image or link it would fetch).
+            self-contained (no script, style, image or link it would fetch); markup in a case's comment,
+            title and file name stays text.
 sound:      the same case under the default (sound) profile: #no-divergence, and neither
             #divergent-element nor #divergent-statement.
 screenshot: chromium --screenshot of the divergent page is a PNG of the window's size, not empty.
@@ -150,6 +151,18 @@ def divergent_part():
     check(not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//|url\(\s*["']?(https?:)?//|@import""", text),
           f"{page}: the page refers to an external resource")
     print(f"ok divergent: {os.path.getsize(page)} bytes")
+    # Text from the case (comments, the file name) is escaped: markup in it neither ends the page's
+    # data block nor runs.
+    hostile = os.path.join(WORK, "a1 <b>&'quote\".gc")
+    with open(A1) as f:
+        text = f.read()
+    payload = "</script><script>document.body.setAttribute('data-injected', '1')</script><!--"
+    with open(hostile, "w") as f:
+        f.write(f"# {payload}\n" + text.replace("case s10_a1_rw_written_not_read \"", f"case s10_a1_rw_written_not_read \"{payload} "))
+    page, split = page_of(hostile, "vyre-0.7.2", "a1-hostile", 1)
+    e = check_divergent(page, split, hostile)
+    check(not any("data-injected" in a for _, a in e.tags), f"{page}: markup from the case ran")
+    print("ok divergent: markup in the case's text and file name stays text")
 
 
 def sound_part():
