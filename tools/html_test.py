@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """diff --html pages (docs/reports.md "HTML page") loaded in a real headless browser (Debian's chromium).
 
-usage: html_test.py GRIDCHECK REPO_ROOT WORK_DIR {divergent,sound,screenshot,million}
+usage: html_test.py GRIDCHECK REPO_ROOT WORK_DIR {divergent,sound,screenshot,million,gpu}
 
 divergent:  corpus/s10_a1_rw_written_not_read.gc under vyre-0.7.2: after the page's scripts ran, the
             DOM marks #divergent-element at the element, launch and buffer `diff --json` reports as the
@@ -13,6 +13,8 @@ sound:      the same case under the default (sound) profile: #no-divergence, and
 screenshot: chromium --screenshot of the divergent page is a PNG of the window's size, not empty.
 million:    tools/html_cases/a1_1m.gc (a buffer of 2^20 elements): the page renders in the browser
             and marks the element `diff --json` reports (1024).
+gpu:        diff --backend gpu (lavapipe in CI): the page reports H-gpu's divergence in
+            #first-divergence at H-gpu's first differing element, never #no-divergence.
 
 chromium is found as $GRIDCHECK_CHROMIUM, else `chromium` on PATH; without it the test fails (tools/setup.sh
 installs it), it never passes by skipping.
@@ -202,8 +204,27 @@ def million_part():
     print(f"ok million: {os.path.getsize(page)} bytes")
 
 
+def gpu_part():
+    """--backend gpu: the verdicts are H-gpu's, the grids H-cpu's; a planner divergence is still marked."""
+    page = os.path.join(WORK, "a1-gpu.html")
+    if os.path.exists(page):
+        os.remove(page)
+    gridcheck("diff", A1, "--profile", "vyre-0.7.2", "--backend", "gpu", "--html", page, rcs=(1,))
+    split = json.loads(gridcheck("diff", A1, "--profile", "vyre-0.7.2", "--backend", "gpu", "--json", rcs=(1,)).stdout)["splits"][0]
+    check(split["oracle"] == "H-gpu" and split["verdict"] == "diverge", f"diff --backend gpu: {split['oracle']} {split['verdict']}")
+    with open(page) as f:
+        e = parse(f.read())  # the table is written by gridcheck, no script needed
+    check("no-divergence" not in e.by_id, f"{page}: an H-gpu divergence reported as none")
+    first = e.by_id.get("first-divergence")
+    check(first is not None and first[1].get("data-element") == str(split["first_divergence"]["final"]["element"]),
+          f"{page}: #first-divergence is {first and first[1].get('data-element')}, H-gpu's first difference is "
+          f"{split['first_divergence']['final']['element']}")
+    print("ok gpu: H-gpu's divergence marked on the H-cpu grids")
+
+
 os.makedirs(WORK, exist_ok=True)
-{"divergent": divergent_part, "sound": sound_part, "screenshot": screenshot_part, "million": million_part}[PART]()
+{"divergent": divergent_part, "sound": sound_part, "screenshot": screenshot_part, "million": million_part,
+ "gpu": gpu_part}[PART]()
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

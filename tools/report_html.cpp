@@ -44,8 +44,14 @@ const props::TracedBuffer* find_buffer(const std::vector<props::TracedBuffer>& b
 std::optional<Marked> mark_divergence(const ir::Case& c, const props::CaseReport& report, const props::LaunchTrace& trace,
                                       std::size_t split) {
   const props::SplitTrace& s = trace.splits[split];
+  // The grids are H-cpu's; an H-gpu divergence of the same profile (--backend gpu or both) is looked
+  // for in them too: a planner divergence shows there, a GPU-only one does not.
   const props::OracleOutcome* outcome = report.find("H-cpu", s.profile);
-  if (outcome == nullptr || outcome->verdict != ir::Verdict::Diverge) return std::nullopt;
+  const bool cpu_diverges = outcome != nullptr && outcome->verdict == ir::Verdict::Diverge;
+  bool any_diverges = cpu_diverges;
+  for (const props::OracleOutcome& o : report.outcomes)
+    any_diverges = any_diverges || (o.profile == s.profile && o.verdict == ir::Verdict::Diverge);
+  if (!any_diverges) return std::nullopt;
   for (const props::SplitLaunch& l : s.launches) {
     if (!l.reference_phase) continue;
     for (const props::BufferInfo& info : trace.buffers) {
@@ -55,7 +61,7 @@ std::optional<Marked> mark_divergence(const ir::Case& c, const props::CaseReport
       if (auto e = props::first_different_element(r, b->bytes)) return Marked{split, l.index, l.reference_phase, b->name, *e};
     }
   }
-  if (!outcome->divergence) return std::nullopt;
+  if (!cpu_diverges || !outcome->divergence) return std::nullopt;
   Marked m{split, std::nullopt, std::nullopt, outcome->divergence->final_diff.buffer,
            static_cast<std::size_t>(outcome->divergence->final_diff.element_index)};
   if (!s.launches.empty()) m.launch = s.launches.back().index;
@@ -216,11 +222,26 @@ std::string summary_table(const ir::Case& c, const props::CaseReport& report) {
 
 std::string first_divergence_table(const HtmlPageInput& in, const std::vector<Marked>& marks,
                                    const std::vector<std::uint32_t>& lines) {
-  if (marks.empty())
+  if (marks.empty()) {
+    // A divergence the H-cpu grids do not show (H-gpu only): said, never reported as none.
+    std::string out;
+    for (const props::OracleOutcome& o : in.report->outcomes)
+      if (o.verdict == ir::Verdict::Diverge)
+        out += fmt::format("<p class=\"bad divergence-not-drawn\" data-oracle=\"{0}\" data-profile=\"{1}\">{0} {1} diverges "
+                           "from R ({2}), but the grids are H-cpu's and show no difference: nothing is marked.</p>\n",
+                           html_escape(o.oracle), html_escape(o.profile), html_escape(o.message));
+    if (!out.empty()) return "<div id=\"divergence-not-drawn\">\n" + out + "</div>\n";
     return "<p id=\"no-divergence\" class=\"ok\">No split diverges from R: nothing is marked.</p>\n";
+  }
   const Marked& m = marks.front();
   const props::SplitTrace& s = in.trace->splits[m.split];
   const props::OracleOutcome* outcome = in.report->find("H-cpu", s.profile);
+  if (outcome == nullptr || outcome->verdict != ir::Verdict::Diverge)  // H-gpu's divergence (--backend gpu)
+    for (const props::OracleOutcome& o : in.report->outcomes)
+      if (o.profile == s.profile && o.verdict == ir::Verdict::Diverge) {
+        outcome = &o;
+        break;
+      }
   std::string launch = m.launch ? std::to_string(*m.launch) : "";
   std::string out = fmt::format(
       "<table class=\"first\" id=\"first-divergence\" data-profile=\"{}\" data-launch=\"{}\" data-phase=\"{}\" "
@@ -235,7 +256,8 @@ std::string first_divergence_table(const HtmlPageInput& in, const std::vector<Ma
   }
   if (m.phase) out += fmt::format("<tr><th>compared with</th><td>R phase {}</td></tr>\n", *m.phase);
   out += fmt::format("<tr><th>buffer, element</th><td><a href=\"#buffer-{0}\">{0}</a>[{1}]</td></tr>\n", html_escape(m.buffer), m.element);
-  if (outcome) out += fmt::format("<tr><th>oracle says</th><td>{}</td></tr>\n", html_escape(outcome->message));
+  if (outcome)
+    out += fmt::format("<tr><th>{} says</th><td>{}</td></tr>\n", html_escape(outcome->oracle), html_escape(outcome->message));
   out += "</table>\n";
   for (std::size_t i = 1; i < marks.size(); ++i)
     out += fmt::format("<p class=\"also\">Also diverging: {} (launch {}, {}[{}]).</p>\n",
