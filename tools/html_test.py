@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """diff --html pages (docs/reports.md "HTML page") loaded in a real headless browser (Debian's chromium).
 
-usage: html_test.py GRIDCHECK REPO_ROOT WORK_DIR {divergent,sound,screenshot,million,gpu}
+usage: html_test.py GRIDCHECK REPO_ROOT WORK_DIR {divergent,sound,screenshot,million,million_random,gpu}
 
 divergent:  corpus/s10_a1_rw_written_not_read.gc under vyre-0.7.2: after the page's scripts ran, the
             DOM marks #divergent-element at the element, launch and buffer `diff --json` reports as the
@@ -12,7 +12,9 @@ sound:      the same case under the default (sound) profile: #no-divergence, and
             #divergent-element nor #divergent-statement.
 screenshot: chromium --screenshot of the divergent page is a PNG of the window's size, not empty.
 million:    tools/html_cases/a1_1m.gc (a buffer of 2^20 elements): the page renders in the browser
-            and marks the element `diff --json` reports (1024).
+            and marks the element `diff --json` reports (1024) with its values (the images embedded
+            as word runs).
+million_random: the same with random caller bytes (a1_1m_random.gc: base64 images, a 11 MB page).
 gpu:        diff --backend gpu (lavapipe in CI): the page reports H-gpu's divergence in
             #first-divergence at H-gpu's first differing element, never #no-divergence.
 
@@ -197,11 +199,15 @@ def screenshot_part():
     print(f"ok screenshot: {w}x{h}, {len(data)} bytes")
 
 
-def million_part():
-    page, split = page_of(MILLION, "vyre-0.7.2", "a1-1m", 1)
-    check(split["first_divergence"]["segment"]["diff"]["element"] == 1024, "a1_1m.gc no longer first diverges at element 1024")
-    check_divergent(page, split, MILLION)
-    print(f"ok million: {os.path.getsize(page)} bytes")
+def million_part(case=MILLION, name="a1-1m"):
+    page, split = page_of(case, "vyre-0.7.2", name, 1)
+    check(split["first_divergence"]["segment"]["diff"]["element"] == 1024, f"{case} no longer first diverges at element 1024")
+    check_divergent(page, split, case)
+    print(f"ok million: {os.path.basename(case)}, {os.path.getsize(page)} bytes")
+
+
+def million_random_part():
+    million_part(os.path.join(ROOT, "tools", "html_cases", "a1_1m_random.gc"), "a1-1m-random")
 
 
 def gpu_part():
@@ -224,7 +230,7 @@ def gpu_part():
 
 os.makedirs(WORK, exist_ok=True)
 {"divergent": divergent_part, "sound": sound_part, "screenshot": screenshot_part, "million": million_part,
- "gpu": gpu_part}[PART]()
+ "million_random": million_random_part, "gpu": gpu_part}[PART]()
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

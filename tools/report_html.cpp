@@ -4,6 +4,7 @@
 
 #include <fmt/ranges.h>
 
+#include <cstring>
 #include <list>
 #include <map>
 #include <optional>
@@ -109,7 +110,7 @@ class BlobTable {
   }
   json encoded() const {
     json out = json::array();
-    for (const Bytes* b : stored_) out.push_back(base64(b->data(), b->size()));
+    for (const Bytes* b : stored_) out.push_back(encode_blob(*b));
     return out;
   }
   std::size_t left_out() const { return left_out_; }
@@ -330,6 +331,32 @@ std::string script_safe_json(std::string json_text) {
     if (ch == '<') out += "\\u003c";
     else out += ch;
   }
+  return out;
+}
+
+nlohmann::json encode_blob(const planner::Bytes& bytes) {
+  const std::string raw = base64(bytes.data(), bytes.size());
+  if (bytes.size() % 4 != 0 || bytes.empty()) return raw;
+  const std::size_t n = bytes.size() / 4;
+  auto word = [&](std::size_t i) {
+    std::uint32_t w = 0;
+    std::memcpy(&w, bytes.data() + 4 * i, 4);
+    return w;
+  };
+  nlohmann::json runs = nlohmann::json::array();
+  // Each run costs up to ~30 characters; past raw.size() / 30 runs base64 is shorter.
+  const std::size_t max_runs = raw.size() / 30;
+  for (std::size_t i = 0; i < n;) {
+    const std::uint32_t first = word(i);
+    const std::uint32_t step = i + 1 < n ? word(i + 1) - first : 0;
+    std::size_t j = i + 1;
+    while (j < n && word(j) == static_cast<std::uint32_t>(word(j - 1) + step)) ++j;
+    runs.push_back({first, step, j - i});
+    if (runs.size() > max_runs) return raw;
+    i = j;
+  }
+  nlohmann::json out = {{"runs", std::move(runs)}};
+  if (out.dump().size() >= raw.size()) return raw;
   return out;
 }
 

@@ -10,12 +10,14 @@
 //   - every buffer after every R phase and H-cpu launch as a grid of elements drawn on a <canvas>,
 //     coloured by R vs the split, with the first divergent element marked by a DOM element
 //     (.divergent-element, #divergent-element on the first) and an inspector of its neighbourhood.
-// The bytes are embedded once each (identical images shared) as base64 inside a JSON block that
-// cannot end its <script> early; steps past kHtmlByteBudget raw bytes are left out, and the page
+// The bytes are embedded once each (identical images shared) as base64 or word runs
+// (encode_blob) inside a JSON block that cannot end its <script> early; steps past kHtmlByteBudget raw bytes are left out, and the page
 // says how many.
 
 #include <cstddef>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "ir/case.hpp"
 #include "props/oracle/case_report.hpp"
@@ -43,6 +45,11 @@ std::string html_escape(std::string_view text);
 /// A JSON text made safe inside <script type="application/json">: every `<` becomes `\u003c`
 /// (JSON syntax has no `<` outside strings, so the value is unchanged and `</script>` cannot occur).
 std::string script_safe_json(std::string json);
+
+/// One embedded image: the base64 string, or, when shorter and the size is whole words,
+/// {"runs": [[first, step, count], ...]}: count words first, first+step, first+2·step, ... (u32,
+/// wrapping), run after run (constant and counting buffers of a million elements stay small).
+nlohmann::json encode_blob(const planner::Bytes& bytes);
 
 /// Standard base64 (RFC 4648, with padding).
 std::string base64(const std::uint8_t* data, std::size_t size);

@@ -68,9 +68,22 @@ std::string_view html_page_script() {
     if (i === null || i === undefined) return null;
     let b = cache.get(i);
     if (!b) {
-      const s = atob(D.blobs[i]);
-      b = new Uint8Array(s.length);
-      for (let k = 0; k < s.length; k++) b[k] = s.charCodeAt(k);
+      const blob = D.blobs[i];
+      if (typeof blob === 'string') {  // base64
+        const s = atob(blob);
+        b = new Uint8Array(s.length);
+        for (let k = 0; k < s.length; k++) b[k] = s.charCodeAt(k);
+      } else {  // {runs: [[first, step, count], ...]} of u32 words (report_html.hpp encode_blob)
+        let n = 0;
+        for (const r of blob.runs) n += r[2];
+        const w = new Uint32Array(n);
+        let o = 0;
+        for (const r of blob.runs) {
+          const first = r[0], step = r[1] | 0;
+          for (let k = 0; k < r[2]; k++) w[o++] = (Math.imul(step, k) + first) >>> 0;
+        }
+        b = new Uint8Array(w.buffer);
+      }
       cache.set(i, b);
     }
     return b;
