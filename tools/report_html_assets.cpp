@@ -41,7 +41,7 @@ table.first th { background: #fde8e8; }
 .steps-row { display: flex; align-items: flex-start; gap: 14px; overflow-x: auto; padding: 4px 0 8px; }
 .row-label { flex: 0 0 130px; font-weight: 600; padding-top: 4px; }
 figure.step { margin: 0; flex: 0 0 auto; }
-figure.step figcaption { font-size: 12px; color: #333; margin-top: 3px; max-width: 320px; }
+figure.step figcaption { font-size: 12px; color: #333; margin-top: 3px; }
 figure.step figcaption .bad { color: #c62828; font-weight: 600; }
 figure.step figcaption .good { color: #1b7a35; font-weight: 600; }
 .canvas-wrap { position: relative; display: inline-block; border: 1px solid #b8c0c8; background: #fff; line-height: 0; }
@@ -290,6 +290,8 @@ std::string_view html_page_script() {
     cap.appendChild(document.createTextNode(caption));
     fig.appendChild(cap);
     row.appendChild(fig);
+    // One width per buffer (its grid's, at least 240px), so R's phases and the launches line up in columns.
+    fig.style.width = Math.max(geometry(f.buffer.count).w + 2, 240) + 'px';
     if (!f.step.cur) { cap.appendChild(el('div', { class: 'bad' }, 'left out of this page')); return; }
     const g = geometry(f.step.cur.length);
     const canvas = el('canvas', { 'data-buffer': f.buffer.name });
