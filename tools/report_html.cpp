@@ -203,6 +203,7 @@ PageData page_data(const HtmlPageInput& in) {
                      {"phase", m.phase ? json(*m.phase) : json(nullptr)}, {"buffer", m.buffer}, {"element", m.element}});
   d["marks"] = std::move(marks);
   d["left_out"] = blobs.left_out();
+  d["steps_left_out"] = trace.steps_left_out;
   d["blobs"] = blobs.encoded();
   return page;
 }

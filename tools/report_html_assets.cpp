@@ -216,6 +216,8 @@ std::string_view html_page_script() {
   legend.appendChild(el('p', { class: 'note' }, 'A split launch is compared with R\u2019s memory at the matching grid phase ' +
     '(pass \u00b7 segments + segment) when the launches line up with R\u2019s phases. Hover an element for its values; click it for its neighbourhood. ' +
     'A black box marks the first divergent element (dashed: the same element in R).'));
+  if (D.steps_left_out > 0) legend.appendChild(el('p', { class: 'note bad' }, D.steps_left_out + ' steps (R phases and launches) were ' +
+    'not recorded: the trace keeps the first ones within --max-memory.'));
   if (D.left_out > 0) legend.appendChild(el('p', { class: 'note bad' }, D.left_out + ' buffer images were left out of this page (its size budget); ' +
     'gridcheck diff --dump-launches DIR writes every one.'));
 

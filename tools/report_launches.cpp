@@ -131,6 +131,7 @@ nlohmann::json launch_index(const ir::Case& c, const std::string& file, const pr
                       {"launches", std::move(launches)}});
   }
   j["splits"] = std::move(splits);
+  j["steps_left_out"] = trace.steps_left_out;
   j["exit_code"] = exit_code;
   return j;
 }

@@ -20,9 +20,24 @@ namespace {
 using planner::Bytes;
 
 /// R's memory at every phase end, with the elements and store lines of each phase.
+/// The bytes a trace may hold: each step recorded is charged its buffers' bytes; from the first step
+/// past the budget on, every step is counted in `left_out` instead (what is kept is a prefix).
+struct TraceBudget {
+  std::uint64_t left = 0;
+  std::size_t left_out = 0;
+  bool take(std::uint64_t bytes) {
+    if (left_out != 0 || bytes > left) {
+      ++left_out;
+      return false;
+    }
+    left -= bytes;
+    return true;
+  }
+};
+
 class PhaseRecorder final : public interp::Observer {
  public:
-  explicit PhaseRecorder(std::vector<ReferencePhase>& phases) : phases_(phases) {}
+  PhaseRecorder(std::vector<ReferencePhase>& phases, TraceBudget& budget) : phases_(phases), budget_(budget) {}
 
   void on_launch_begin(const interp::LaunchContext& ctx) override {
     context_ = &ctx;  // valid only while the launch runs
@@ -66,6 +81,9 @@ class PhaseRecorder final : public interp::Observer {
     if (line != 0) lines_[index].insert(line);
   }
   void end_phase(const interp::MemoryView& m, std::uint32_t fence_line) {
+    std::uint64_t bytes = 0;
+    for (const auto& b : m.buffers) bytes += b.size() + b.size() / 32;  // the bytes and the stored bitmap
+    if (!budget_.take(bytes)) return;
     ReferencePhase p;
     p.iteration = iteration_;
     p.phase = phase_;
@@ -83,6 +101,7 @@ class PhaseRecorder final : public interp::Observer {
   }
 
   std::vector<ReferencePhase>& phases_;
+  TraceBudget& budget_;
   const interp::LaunchContext* context_ = nullptr;
   std::uint32_t iteration_ = 0, phase_ = 0;
   std::vector<std::vector<std::uint8_t>> stored_;
@@ -99,16 +118,22 @@ void max_line(const ir::Program& p, std::span<const ir::StmtId> list, std::uint3
   }
 }
 
+/// `reference_complete`: R's phases were all recorded (else the last recorded iteration may be partial).
 SplitTrace trace_split(const ir::Case& c, const OracleOptions& options, const planner::Profile& profile,
-                       const std::vector<ReferencePhase>& reference) {
+                       const std::vector<ReferencePhase>& reference, bool reference_complete, TraceBudget& budget) {
   SplitTrace trace;
   trace.profile = profile.name;
   std::vector<Bytes> inputs;
   for (const std::string& name : planner::split_input_names(profile, c.program)) inputs.push_back(case_bytes(c, name));
   planner::RunOptions run_options;
+  std::size_t launch_index = 0;
   run_options.observer = [&](const planner::SegmentEvent& ev) {
+    std::uint64_t bytes = 0;
+    for (const auto& [name, buffer] : *ev.live) bytes += buffer.bytes().size();
+    const std::size_t index = launch_index++;
+    if (!budget.take(bytes)) return;
     SplitLaunch l;
-    l.index = trace.launches.size();
+    l.index = index;
     l.pass = ev.pass;
     l.segment = ev.segment;
     for (const auto& [name, buffer] : *ev.live) l.buffers.push_back(TracedBuffer{name, buffer.bytes(), {}, {}});
@@ -122,16 +147,20 @@ SplitTrace trace_split(const ir::Case& c, const OracleOptions& options, const pl
   if (!run.split && run.ok()) {
     // One unsplit dispatch: no segment event; its outputs are the state after the only launch.
     SplitLaunch l;
+    std::uint64_t bytes = 0;
+    for (const Bytes& b : run.outputs) bytes += b.size();
+    if (!budget.take(bytes)) return trace;
     for (std::size_t i = 0; i < run.output_names.size() && i < run.outputs.size(); ++i)
       l.buffers.push_back(TracedBuffer{run.output_names[i], run.outputs[i], {}, {}});
-    if (!reference.empty()) l.reference_phase = reference.size() - 1;
-    trace.aligned = !reference.empty();
+    if (!reference.empty() && reference_complete) l.reference_phase = reference.size() - 1;
+    trace.aligned = l.reference_phase.has_value();
     trace.launches.push_back(std::move(l));
     return trace;
   }
-  // Aligned when every R iteration has segment_count phases.
+  // Aligned when every R iteration has segment_count phases (a partial last one left out of the count).
   std::map<std::uint32_t, std::size_t> per_iteration;
   for (const ReferencePhase& p : reference) ++per_iteration[p.iteration];
+  if (!reference_complete && !per_iteration.empty()) per_iteration.erase(std::prev(per_iteration.end()));
   trace.aligned = !per_iteration.empty() && std::all_of(per_iteration.begin(), per_iteration.end(), [&](const auto& kv) {
     return kv.second == trace.segment_count;
   });
@@ -146,6 +175,7 @@ SplitTrace trace_split(const ir::Case& c, const OracleOptions& options, const pl
   // of the same fixpoint iteration (e.g. a trailing grid_sync the plan drops).
   std::map<std::uint32_t, std::size_t> last_phase;
   for (std::size_t k = 0; k < reference.size(); ++k) last_phase[reference[k].iteration] = k;
+  if (!reference_complete && !last_phase.empty()) last_phase.erase(std::prev(last_phase.end()));
   for (SplitLaunch& l : trace.launches) {
     if (trace.segment_count == 0 || l.segment != trace.segment_count - 1) continue;
     if (auto it = last_phase.find(l.pass); it != last_phase.end()) l.reference_phase = it->second;
@@ -172,7 +202,9 @@ LaunchTrace trace_launches(const ir::Case& c, const OracleOptions& options) {
     max_line(c.program, entry, trace.kernel_last_line);
   }
 
-  PhaseRecorder recorder(trace.reference);
+  // R's phases may take half of --max-memory, the splits' launches what is left.
+  TraceBudget reference_budget{options.limits.max_memory / 2, 0};
+  PhaseRecorder recorder(trace.reference, reference_budget);
   interp::RunOptions o = reference_run_options(c, options);
   o.observers.push_back(&recorder);
   const interp::RunResult r = interp::run_case(c, o);
@@ -182,11 +214,15 @@ LaunchTrace trace_launches(const ir::Case& c, const OracleOptions& options) {
   }
 
   const planner::PlanCaseScope case_scope(c.name);  // an external planner's request names the case
+  const bool complete = reference_budget.left_out == 0;
+  TraceBudget budget{options.limits.max_memory - (options.limits.max_memory / 2 - reference_budget.left), 0};
   if (options.profiles.empty()) {
-    trace.splits.push_back(trace_split(c, options, planner::default_profile(), trace.reference));
+    trace.splits.push_back(trace_split(c, options, planner::default_profile(), trace.reference, complete, budget));
   } else {
-    for (const planner::Profile* p : options.profiles) trace.splits.push_back(trace_split(c, options, *p, trace.reference));
+    for (const planner::Profile* p : options.profiles)
+      trace.splits.push_back(trace_split(c, options, *p, trace.reference, complete, budget));
   }
+  trace.steps_left_out = reference_budget.left_out + budget.left_out;
   return trace;
 }
 

@@ -77,10 +77,14 @@ struct LaunchTrace {
   std::vector<std::uint32_t> fence_lines;
   /// The kernel's first and last source lines (0 when unknown).
   std::uint32_t kernel_first_line = 0, kernel_last_line = 0;
+  /// Steps (R phases and split launches) not recorded: the trace holds at most options.limits.max_memory
+  /// bytes, R's phases half of it, and keeps the first steps (each list above is a prefix, launch
+  /// indices equal positions).
+  std::size_t steps_left_out = 0;
 };
 
 /// Runs R (one schedule, no race detector) and each profile's split on H-cpu with observers and
-/// records every step. A program R refuses (invalid) has no phases and no split is run; R's
+/// records every step, up to the memory budget (LaunchTrace::steps_left_out). A program R refuses (invalid) has no phases and no split is run; R's
 /// failure at run time (a trap) leaves the phases it completed; a split that fails keeps its
 /// launches so far and the failure.
 LaunchTrace trace_launches(const ir::Case& c, const OracleOptions& options);

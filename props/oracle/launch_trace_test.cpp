@@ -125,6 +125,36 @@ kernel {
   EXPECT_EQ(s.launches[3].segment, 1u);
 }
 
+TEST(Props_LaunchTrace, KeepsAPrefixOfTheStepsWithinTheMemoryBudget) {
+  const ir::Case c = parse(R"(case fp "fp"
+workgroup_size 1 1 1
+grid 1 1 1
+fixpoint 3
+buffer acc: u32[64] read_write binding 0
+input acc = fill 0
+
+kernel {
+  loop i in 0..64 { acc[i] = acc[i] + 1 }
+  grid_sync
+  loop i in 0..64 { acc[i] = acc[i] * 2 }
+}
+)");
+  OracleOptions o = with_profile(planner::sound());
+  // R's half, 1100 bytes, holds 4 phases of 256 + 8 (the stored bitmap); the split's 2200 - 1056
+  // holds 4 launches of 256.
+  o.limits.max_memory = 2200;
+  const LaunchTrace t = trace_launches(c, o);
+  ASSERT_EQ(t.reference.size(), 4u);
+  ASSERT_EQ(t.splits[0].launches.size(), 4u);
+  EXPECT_EQ(t.steps_left_out, 4u);  // R's phases 4 and 5, launches 4 and 5
+  EXPECT_EQ(t.splits[0].launches[3].index, 3u);
+  EXPECT_EQ(t.splits[0].launches[3].reference_phase, std::optional<std::size_t>(3));
+  const LaunchTrace whole = trace_launches(c, with_profile(planner::sound()));
+  EXPECT_EQ(whole.steps_left_out, 0u);
+  ASSERT_EQ(whole.reference.size(), 6u);
+  EXPECT_EQ(words(t.reference[3].buffers[0].bytes), words(whole.reference[3].buffers[0].bytes));
+}
+
 TEST(Props_LaunchTrace, FirstDifferentElement) {
   const planner::Bytes a = {1, 0, 0, 0, 2, 0, 0, 0};
   planner::Bytes b = a;
