@@ -585,7 +585,7 @@ std::vector<ir::Diagnostic> comparison_findings(const ir::Case& c, const props::
 }  // namespace
 
 int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file,
-                 const ReportArgs* reports) {
+                 const ReportArgs* reports, const ComparisonHook& after) {
   const props::CaseReport report = props::evaluate_case(loaded.test_case, options);
   int code = kExitOk;
   if (report.reference_verdict == ir::Verdict::Invalid) code = kExitBadInput;
@@ -607,6 +607,7 @@ int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, 
   std::fflush(stdout);
   if (reports != nullptr && !emit_reports(*reports, "diff", comparison_findings(loaded.test_case, report, file, code), true))
     return kExitBadInput;
+  if (after) return after(report, code);
   return code;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -160,8 +161,11 @@ std::string render_run_diagnostics(const ir::Diagnostics& diagnostics, std::stri
 /// at the store that last wrote the first differing element in R when known) also go to its SARIF log
 /// and GitHub annotations (command "diff"); exit 2 when the log cannot be written. The JSON document
 /// is gridcheck/diff/1.
+/// `after`, when given, runs last with the report and the exit code and returns the exit code to
+/// use (diff's --html and --dump-launches: 2 when they cannot be written).
+using ComparisonHook = std::function<int(const props::CaseReport& report, int exit_code)>;
 int compare_case(const LoadedCase& loaded, const props::OracleOptions& options, bool json, const std::string& file,
-                 const ReportArgs* reports = nullptr);
+                 const ReportArgs* reports = nullptr, const ComparisonHook& after = {});
 
 /// A case file that cannot be read or parsed (`problems`, already printed) for a command that
 /// compares: the gridcheck/diff/1 document with only the file, the diagnostics and exit code 2 when

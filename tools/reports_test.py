@@ -6,7 +6,8 @@ usage: reports_test.py GRIDCHECK REPO_ROOT WORK_DIR {json,sarif,github,junit}
 json:   every --json document (run, diff, replay, validate, plan, plan-dag, fuzz, mutants,
         mutants-check, prove, devices) on a valid, a divergent and an invalid case validates against
         docs/schemas/gridcheck-<name>-1.schema.json, names it in its first key and carries seeds as
-        strings; documents broken on purpose are rejected by the same schemas.
+        strings, and so does diff --dump-launches DIR's DIR/index.json (launches), whose files are
+        checked against it; documents broken on purpose are rejected by the same schemas.
 sarif:  validate, replay and diff --sarif logs validate against the SARIF 2.1.0 schema (the OASIS
         schema, vendored as docs/schemas/sarif-2.1.0-rtm.5.schema.json), name a rule for every ruleId
         and locate each result; a broken log is rejected.
@@ -107,6 +108,37 @@ def json_part():
                   f"but the command exited {p.returncode}")
         documents.setdefault(name, document)
         print(f"ok {name}: gridcheck {' '.join(os.path.basename(a) for a in args)} (exit {p.returncode})")
+    # diff --dump-launches DIR writes its document as DIR/index.json (gridcheck/launches/1), naming
+    # every dumped file with its size and hash.
+    for tag, extra in (("vyre", ["--profile", "vyre-0.7.2"]), ("sound", []), ("invalid", None)):
+        out = os.path.join(WORK, f"launches-{tag}")
+        shutil.rmtree(out, ignore_errors=True)
+        args = ["diff", INVALID if extra is None else A1, *(extra or []), "--dump-launches", out]
+        p = gridcheck(*args, rcs=(0, 1, 2))
+        try:
+            with open(os.path.join(out, "index.json")) as f:
+                text = f.read()
+            pairs = json.loads(text, object_pairs_hook=lambda kv: kv)
+            document = json.loads(text)
+        except (OSError, json.JSONDecodeError) as e:
+            check(False, f"gridcheck {' '.join(args)}: no readable index.json: {e}")
+            continue
+        check(pairs and pairs[0] == ("schema", "gridcheck/launches/1"),
+              f"gridcheck {' '.join(args)}: index.json's first key is not \"schema\": \"gridcheck/launches/1\"")
+        problems = errors_of(schema_validator("launches"), document)
+        check(not problems, f"gridcheck {' '.join(args)}: index.json does not validate against gridcheck/launches/1: {problems[:3]}")
+        check(document["exit_code"] == p.returncode, f"gridcheck {' '.join(args)}: exit_code {document['exit_code']} "
+              f"but the command exited {p.returncode}")
+        named = [b for ph in document["reference"]["phases"] for b in ph["buffers"]]
+        named += [b for s in document["splits"] for l in s["launches"] for b in l["buffers"]]
+        for b in named:
+            path = os.path.join(out, b["file"])
+            check(os.path.isfile(path) and os.path.getsize(path) == b["bytes"],
+                  f"gridcheck {' '.join(args)}: {b['file']} is missing or not {b['bytes']} bytes")
+        check(sorted(os.listdir(out)) == sorted([b["file"] for b in named] + ["index.json"]),
+              f"gridcheck {' '.join(args)}: the directory holds files index.json does not name")
+        documents.setdefault("launches", document)
+        print(f"ok launches: gridcheck {' '.join(os.path.basename(a) for a in args)} (exit {p.returncode}, {len(named)} files)")
     check(documents.get("fuzz", {}).get("seed") == big_seed, "fuzz --json does not carry the seed 2^64-1 exactly as a string")
     check(documents.get("mutants", {}).get("seed") == "1", "mutants --json: the seed is not the string \"1\"")
 
@@ -119,6 +151,8 @@ def json_part():
     replay = json.loads(json.dumps(documents["replay"])); replay["cases"][0]["result"] = "maybe"
     broken.append(("replay", replay, "an unknown case result"))
     dag = dict(documents["plan-dag"]); dag["groups"] = [[-1]]; broken.append(("plan-dag", dag, "a negative wave"))
+    launches = json.loads(json.dumps(documents["launches"])); launches["splits"][0]["launches"][0]["segment"] = "zero"
+    broken.append(("launches", launches, "a segment that is not an index"))
     for name, document, what in broken:
         check(errors_of(schema_validator(name), document), f"gridcheck/{name}/1 accepts a document with {what}")
     # Every schema file in docs/schemas is a valid schema and is exercised above.

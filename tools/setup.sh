@@ -1,12 +1,14 @@
 #!/bin/sh
 # Installs every Debian 12 package gridcheck needs to build, test and run (idempotent; run as root
-# or with sudo). `--bench` adds what the comparison benchmarks measure against (Oclgrind, networkx).
+# or with sudo). chromium is the headless browser the diff --html tests load pages in
+# (tools/html_test.py). `--bench` adds what the comparison benchmarks measure against (Oclgrind, networkx).
 set -eu
 
 packages="g++ cmake ninja-build pkgconf git ca-certificates
   libfmt-dev libgtest-dev librapidcheck-dev libz3-dev libcli11-dev nlohmann-json3-dev
   glslang-dev glslang-tools spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-tools
-  vulkan-validationlayers libbenchmark-dev python3 python3-jsonschema clang libclang-rt-14-dev"
+  vulkan-validationlayers libbenchmark-dev python3 python3-jsonschema clang libclang-rt-14-dev
+  chromium"
 if [ "${1:-}" = "--bench" ]; then
   packages="$packages oclgrind ocl-icd-opencl-dev python3-networkx"
 fi
