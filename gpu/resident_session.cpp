@@ -74,16 +74,26 @@ std::vector<std::string> ResidentSession::names() const {
 
 std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& program, const planner::LaunchConfig& config,
                                                             std::span<const std::string> input_names,
-                                                            std::span<const std::string> output_names) {
+                                                            std::span<const std::string> output_names, KernelSlot* slot) {
   ++launches_;
   if (config.fixpoint_iterations == 0) return error(Code::BadInputs, "fixpoint_iterations is 0; a launch runs at least once");
-  KernelOptions ko;
-  ko.workgroup_override = config.workgroup_override;
-  ko.label = label_;  // part of the GLSL text (the compile cache's key): never a per-launch counter
-  ko.dump_dir = dump_dir_;
-  ko.fault = fault_;
-  ir::Result<std::shared_ptr<const Kernel>> kernel = kernels_.get(ctx_, program, ko);
-  if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
+  std::shared_ptr<const Kernel> kernel;
+  if (slot != nullptr && slot->kernel && !dump_dir_ && slot->ctx == &ctx_ && slot->store == &kernels_ &&
+      slot->epoch == kernels_.epoch() && slot->workgroup_override == config.workgroup_override && slot->fault == fault_) {
+    kernel = slot->kernel;
+    ++slot_hits_;
+  } else {
+    KernelOptions ko;
+    ko.workgroup_override = config.workgroup_override;
+    ko.label = label_;  // names dumps and internal errors only (not part of the GLSL)
+    ko.dump_dir = dump_dir_;
+    ko.fault = fault_;
+    const std::uint64_t epoch = kernels_.epoch();  // read first: a clear during get() leaves the slot stale
+    ir::Result<std::shared_ptr<const Kernel>> got = kernels_.get(ctx_, program, ko);
+    if (!got) return to_launch_error(got.diagnostics().all().front());
+    kernel = *got;
+    if (slot != nullptr && !dump_dir_) *slot = KernelSlot{&ctx_, &kernels_, epoch, config.workgroup_override, fault_, kernel};
+  }
   ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);
   if (!grid) {
     planner::LaunchError e = to_launch_error(grid.diagnostics().all().front());
@@ -105,7 +115,8 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
     return error(Code::BadInputs, fmt::format("the launch returns {} output buffers but {} names were given", n_out, output_names.size()));
 
   // Bind every non-workgroup buffer: live inputs in place, fresh zeros for the rest.
-  std::vector<std::shared_ptr<DeviceBuffer>> bound(decls.size());
+  std::vector<std::shared_ptr<DeviceBuffer>>& bound = bound_;
+  bound.assign(decls.size(), nullptr);
   for (std::size_t i = 0, k = 0; i < decls.size(); ++i) {
     const ir::BufferDecl& b = decls[i];
     if (b.access == ir::BufferAccess::Workgroup) continue;
@@ -131,12 +142,14 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
     }
   }
   // The new live entries (slices first need a buffer of their own, filled by a device copy).
-  std::vector<std::pair<std::string, std::shared_ptr<DeviceBuffer>>> produced;
-  std::vector<std::pair<std::size_t, std::shared_ptr<DeviceBuffer>>> slices;  // decl index -> slice buffer
+  auto& produced = produced_;
+  auto& slices = slices_;  // decl index -> slice buffer
+  produced.clear();
+  slices.clear();
   for (std::size_t i = 0, k = 0; i < decls.size(); ++i) {
     const ir::BufferDecl& b = decls[i];
     if (!ir::is_dispatch_output(b)) continue;
-    const std::string name = output_names.empty() ? std::string(program.name(b.name)) : output_names[k];
+    const std::string_view name = output_names.empty() ? program.name(b.name) : std::string_view(output_names[k]);
     ++k;
     std::shared_ptr<DeviceBuffer> result = bound[i];
     if (b.output_byte_range) {
@@ -153,11 +166,13 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
   }
 
   Queued q;
-  q.kernel = *kernel;
+  q.kernel = std::move(kernel);
   q.grid = *grid;
   const LoweredShader& shader = q.kernel->shader;
-  std::vector<const DeviceBuffer*> binding_list;
-  std::vector<std::uint32_t> push(shader.push_constant_words, 0);
+  std::vector<const DeviceBuffer*>& binding_list = binding_list_;
+  binding_list.clear();
+  std::vector<std::uint32_t>& push = push_;
+  push.assign(shader.push_constant_words, 0);
   for (const BufferBinding& bb : shader.buffers) {
     binding_list.push_back(bound[bb.decl_index].get());
     if (bb.length_push_word) push[*bb.length_push_word] = static_cast<std::uint32_t>(bound[bb.decl_index]->size() / 4);
@@ -179,7 +194,14 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
     if (b) keep_alive_.push_back(b);
   for (const auto& [decl_index, slice] : slices) keep_alive_.push_back(slice);
   if (q.trap) keep_alive_.push_back(q.trap);
-  for (auto& [name, buffer] : produced) live_[name] = Live{buffer, false};
+  for (auto& [name, buffer] : produced) {
+    auto it = live_.find(name);
+    if (it == live_.end()) live_.emplace(std::string(name), Live{std::move(buffer), false});
+    else it->second = Live{std::move(buffer), false};
+  }
+  produced.clear();
+  slices.clear();
+  for (auto& b : bound) b.reset();
   queued_.push_back(std::move(q));
   return std::nullopt;
 }
