@@ -1,5 +1,6 @@
 #include "gpu/resident_session.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -30,6 +31,11 @@ ResidentSession::ResidentSession(VulkanContext& ctx, KernelStore& kernels) : ctx
 
 void ResidentSession::clear() {
   batch_.clear();
+  acquired_.clear();
+  previous_.clear();
+  previous_next_ = 0;
+  acquired_bytes_ = 0;
+  in_run_ = false;
   queued_.clear();
   keep_alive_.clear();
   live_.clear();
@@ -46,7 +52,11 @@ std::optional<planner::LaunchError> ResidentSession::upload(std::string_view nam
     if (std::optional<planner::LaunchError> e = sync()) return e;  // never overwrite memory queued work reads
   for (auto& [staged_name, s] : staged_) s.state = Staged::State::None;
   auto it = live_.find(name);
-  if (it != live_.end() && it->second.buffer.use_count() == 1 && it->second.buffer->size() == bytes.size() &&
+  // A fresh buffer of the last run (begin_run) is left to be offered again as this run's: the name gets
+  // another buffer, as it would if something else held it.
+  const bool offered = it != live_.end() && std::find(previous_.begin() + static_cast<std::ptrdiff_t>(previous_next_), previous_.end(),
+                                                      it->second.buffer) != previous_.end();
+  if (it != live_.end() && !offered && it->second.buffer.use_count() == 1 && it->second.buffer->size() == bytes.size() &&
       bytes.size() % 4 == 0 && !bytes.empty()) {
     // Referenced by no other name and, after the sync above, by no queued command: overwrite it in place
     // (every byte of its range) instead of allocating and zero-filling a new one.
@@ -54,11 +64,43 @@ std::optional<planner::LaunchError> ResidentSession::upload(std::string_view nam
     it->second.uploaded = true;
     return std::nullopt;
   }
-  ir::Result<std::shared_ptr<DeviceBuffer>> b = make_buffer(ctx_, bytes.size());
+  ir::Result<std::shared_ptr<DeviceBuffer>> b = make_buffer(ctx_, bytes.size());  // not a run's fresh buffer: kept by name
   if (!b) return to_launch_error(b.diagnostics().all().front());
   (*b)->write(bytes);
   live_[std::string(name)] = Live{*b, true};
   return std::nullopt;
+}
+
+void ResidentSession::begin_run(std::span<const std::string_view> keep) {
+  for (auto it = live_.begin(); it != live_.end();) {
+    if (std::binary_search(keep.begin(), keep.end(), std::string_view(it->first))) ++it;
+    else it = live_.erase(it);
+  }
+  previous_ = std::move(acquired_);
+  acquired_.clear();
+  acquired_bytes_ = 0;
+  previous_next_ = 0;
+  in_run_ = true;
+}
+
+ir::Result<std::shared_ptr<DeviceBuffer>> ResidentSession::fresh_buffer(std::uint64_t bytes, DeviceBuffer::Use use) {
+  if (previous_next_ < previous_.size()) {
+    std::shared_ptr<DeviceBuffer>& last = previous_[previous_next_++];
+    const std::uint64_t range = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
+    if (last && last.use_count() == 1 && last->use() == use && last->capacity() >= range) {
+      last->reshape_zeroed(bytes);  // every byte of the new range, as the pool's reuse
+      acquired_bytes_ += last->capacity();
+      acquired_.push_back(std::move(last));
+      return acquired_.back();
+    }
+    last.reset();
+  }
+  ir::Result<std::shared_ptr<DeviceBuffer>> b = make_buffer(ctx_, bytes, use);
+  if (b && in_run_ && acquired_bytes_ + (*b)->capacity() <= (std::uint64_t{256} << 20)) {
+    acquired_bytes_ += (*b)->capacity();
+    acquired_.push_back(*b);
+  }
+  return b;
 }
 
 bool ResidentSession::is_uploaded(std::string_view name) const {
@@ -136,7 +178,7 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
         return error(Code::NoOutputSize, fmt::format("output buffer `{}` receives no bytes and has neither a count nor an "
                                                       "output_byte_range to size it",
                                                       program.name(b.name)));
-      ir::Result<std::shared_ptr<DeviceBuffer>> fresh = make_buffer(ctx_, *bytes);
+      ir::Result<std::shared_ptr<DeviceBuffer>> fresh = fresh_buffer(*bytes);
       if (!fresh) return to_launch_error(fresh.diagnostics().all().front());
       bound[i] = *fresh;
     }
@@ -157,7 +199,7 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
       if (r.begin > r.end || r.end > bound[i]->size())
         return error(Code::BadInputs, fmt::format("output_byte_range {}..{} of `{}` lies outside its {} bytes", r.begin, r.end,
                                                   program.name(b.name), bound[i]->size()));
-      ir::Result<std::shared_ptr<DeviceBuffer>> slice = make_buffer(ctx_, r.end - r.begin);
+      ir::Result<std::shared_ptr<DeviceBuffer>> slice = fresh_buffer(r.end - r.begin);
       if (!slice) return to_launch_error(slice.diagnostics().all().front());
       result = *slice;
       slices.emplace_back(i, result);
@@ -178,7 +220,7 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
     if (bb.length_push_word) push[*bb.length_push_word] = static_cast<std::uint32_t>(bound[bb.decl_index]->size() / 4);
   }
   if (shader.trap_binding) {
-    ir::Result<std::shared_ptr<DeviceBuffer>> trap = make_buffer(ctx_, 8);
+    ir::Result<std::shared_ptr<DeviceBuffer>> trap = fresh_buffer(8);
     if (!trap) return to_launch_error(trap.diagnostics().all().front());
     std::memset((*trap)->bytes().data(), 0xFF, 8);
     q.trap = *trap;

@@ -25,12 +25,12 @@
 #include <vector>
 
 #include "gpu/command_batch.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/kernel.hpp"
 #include "planner/executor.hpp"
 
 namespace gridcheck::gpu {
 
-class DeviceBuffer;
 class VulkanContext;
 
 /// One program's kernel kept by the caller (a PreparedSplit keeps one per segment): ResidentSession::launch
@@ -59,6 +59,15 @@ class ResidentSession {
   /// Forgets every live buffer, staging copy and queued launch (never submitted), keeping the kernels and
   /// the command batch's driver objects: the session is then as new, for the next run.
   void clear();
+
+  /// Starts a run of a split: forgets every live buffer whose name `keep` (sorted) does not hold, so that
+  /// nothing of an earlier run is visible by name, and lets this run's fresh buffers be the last run's
+  /// again: the k-th buffer a launch or upload of this run needs fresh is the last run's k-th when that
+  /// one has the same use, room for it and no other holder (set to zero bytes over its new range, as the
+  /// pool does), else one from the pool. A repeated run so binds the same buffers in the same places,
+  /// and CommandBatch resubmits its recording. A run keeps its fresh buffers (up to 256 MiB of capacity;
+  /// those beyond go back to the pool as before) until the next begin_run or clear().
+  void begin_run(std::span<const std::string_view> keep);
 
   /// Creates or replaces the live buffer `name` with `bytes` (a host write; no submission).
   std::optional<planner::LaunchError> upload(std::string_view name, std::span<const std::uint8_t> bytes);
@@ -139,6 +148,13 @@ class ResidentSession {
   std::uint64_t submissions_ = 0;
   std::uint64_t launches_ = 0;
   std::uint64_t slot_hits_ = 0;
+  /// A zero-filled buffer: the last run's next one (begin_run), else the context's pool.
+  ir::Result<std::shared_ptr<DeviceBuffer>> fresh_buffer(std::uint64_t bytes, DeviceBuffer::Use use = DeviceBuffer::Use::Storage);
+  std::vector<std::shared_ptr<DeviceBuffer>> acquired_;  ///< this run's fresh buffers, in order
+  std::vector<std::shared_ptr<DeviceBuffer>> previous_;  ///< the last run's, offered again in order
+  std::size_t previous_next_ = 0;
+  bool in_run_ = false;                 ///< between begin_run and clear
+  std::uint64_t acquired_bytes_ = 0;    ///< capacity held by acquired_
   // launch()'s working lists, kept so that a launch allocates nothing on the host once warm.
   std::vector<std::shared_ptr<DeviceBuffer>> bound_;
   std::vector<std::pair<std::string_view, std::shared_ptr<DeviceBuffer>>> produced_;

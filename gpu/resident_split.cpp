@@ -93,6 +93,11 @@ SplitRun run_plan(const planner::Profile& profile, const ir::Program& program, c
     fail(run, std::move(*error));
     return run;
   }
+  // Nothing of an earlier run stays visible by name; what this run uploads again is overwritten in place.
+  std::vector<std::string_view> keep;
+  keep.reserve(live.size());
+  for (const auto& [name, buffer] : live) keep.push_back(name);  // the map's order: sorted
+  session.begin_run(keep);
   for (const auto& [name, buffer] : live)
     if (std::optional<LaunchError> e = session.upload(name, buffer.bytes())) {
       fail(run, read_back_failed(*e), std::nullopt, 0, e);
