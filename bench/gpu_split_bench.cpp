@@ -7,12 +7,16 @@
 //       host      planner::run_split(profile, ...) over gpu::VulkanExecutor (a submission per launch,
 //                 buffers copied in and out every launch),
 //       resident  gpu::run_split_resident (buffers stay on the device, all launches in one submission),
+//       prepared  gpu::run_prepared_resident over a gpu::prepare_split_resident made once per cell (resident
+//                 mode without planning: kernels from slots, the recording resubmitted when unchanged),
 //       raw       the same SPIR-V (taken from the executor's compile cache, so byte-identical), one
 //                 VkPipeline per segment, S dispatches with COMPUTE->COMPUTE barriers in one command
 //                 buffer, one submit, one wait, then the read-back: resident mode's submission structure
 //                 with nothing else around it.
-//     Every run is a whole split (planning included for host and resident); per launch = run / S. The
-//     three modes are interleaved round by round, so load on a shared machine hits them alike. Every
+//     Every run is a whole split (planning included for host and resident); per launch = run / S. For
+//     resident, prepared and raw it also reports the host work per launch: (run - the time from
+//     vkQueueSubmit to the fence) / S, everything the mode does on the CPU around the device's work. The
+//     four modes are interleaved round by round, so load on a shared machine hits them alike. Every
 //     mode's result is checked against the host-computed answer.
 //  2. Compile and pipeline costs per segment shader: type-check + lowering, glslang + spirv-val for the
 //     first shader of the process / a new shader / a compile-cache hit, pipeline creation for a new
