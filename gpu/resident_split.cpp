@@ -1,5 +1,6 @@
 #include "gpu/resident_split.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -196,6 +197,9 @@ SplitRun run_unsplit(const planner::Profile& profile, const ir::Program& program
   const planner::LaunchConfig launch = profile.dispatch.unsplit_launch(config, program, iterations);
   run.launches.push_back(planner::LaunchRecord{0, planner::LaunchRecord::kUnsplit, launch});
   run.passes = 1;
+  std::vector<std::string_view> keep(in_names.begin(), in_names.end());
+  std::sort(keep.begin(), keep.end());
+  session.begin_run(keep);
   std::optional<LaunchError> error;
   for (std::size_t i = 0; i < in_names.size() && !error; ++i) error = session.upload(in_names[i], inputs[i]);
   if (!error) error = session.launch(program, launch, in_names, run.output_names, slot);

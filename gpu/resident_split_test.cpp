@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpu/buffer_pool.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "gpu/resident_split.hpp"
 #include "gpu/vulkan_executor.hpp"
@@ -162,6 +163,37 @@ TEST_F(Gpu_Resident, ADownloadShowsWhatLaterLaunchesAndUploadsMadeOfAPrefetchedB
   ASSERT_FALSE(s.download("acc", out));
   EXPECT_EQ(words(out), (std::vector<std::uint32_t>{7, 8, 9, 10}));
   EXPECT_EQ(s.submissions(), 1u);  // staging copies are not launches
+}
+
+// begin_run: a name the run does not keep is gone, and the last run's fresh buffers come back in order,
+// zero-filled over their new range (nothing of the last run's bytes survives).
+TEST_F(Gpu_Resident, ARunForgetsOtherNamesAndGetsTheLastRunsFreshBuffersZeroed) {
+  ResidentSession s(ctx(), compiler_);
+  auto writer = [](std::uint32_t from, std::uint32_t to, std::uint32_t value) {
+    Builder b({4, 1, 1});
+    auto out = b.output("out", 0, ScalarType::U32, 4);
+    return b.wrapped({b.if_(b.gid() >= b.u32(from) && b.gid() < b.u32(to), {b.store(out, b.gid(), b.u32(value))})});
+  };
+  const std::vector<std::string_view> keep_a = {"a"};
+  s.begin_run(keep_a);
+  ASSERT_FALSE(s.upload("a", bytes({1, 2, 3, 4})));
+  ASSERT_FALSE(s.upload("b", bytes({5, 6, 7, 8})));
+  ASSERT_FALSE(s.launch(writer(0, 2, 7), grid1()));
+  Bytes out;
+  ASSERT_FALSE(s.download("out", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{7, 7, 0, 0}));
+  const std::uint64_t created = ctx().buffers().stats().created;
+  s.begin_run(keep_a);
+  EXPECT_TRUE(s.has("a"));
+  EXPECT_FALSE(s.has("b"));
+  EXPECT_FALSE(s.has("out"));
+  ASSERT_FALSE(s.launch(writer(2, 4, 9), grid1()));  // the last run's `out` buffer again, zeroed
+  ASSERT_FALSE(s.download("out", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{0, 0, 9, 9}));
+  EXPECT_EQ(ctx().buffers().stats().created, created);
+  Bytes a;
+  ASSERT_FALSE(s.download("a", a));
+  EXPECT_EQ(words(a), (std::vector<std::uint32_t>{1, 2, 3, 4}));
 }
 
 // ---------------------------------------------------------------- the split, host vs resident
