@@ -111,6 +111,7 @@ SplitRun run_plan(const planner::Profile& profile, const ir::Program& program, c
   }
   const planner::PassSchedule schedule = rules.schedule(iterations);
   run.launches.reserve(static_cast<std::size_t>(schedule.passes) * plan.segments.size());
+  std::vector<KernelSlot> run_slots(prepared != nullptr ? 0 : plan.segments.size());
   std::unique_ptr<planner::Convergence> convergence = planner::plan_convergence(rules, plan);
   convergence->start(live);
 
@@ -130,6 +131,7 @@ SplitRun run_plan(const planner::Profile& profile, const ir::Program& program, c
         slot = &prepared->slots[k];
       } else {
         session.set_label(fmt::format("segment {} of {}", k + 1, plan.segments.size()));
+        slot = &run_slots[k];  // the plan outlives the run: later passes skip the lookup
       }
       std::optional<LaunchError> error = session.launch(segment.program, launch, segment.input_names, segment.output_names, slot);
       if (!error && options.observer) {

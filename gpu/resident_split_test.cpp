@@ -332,8 +332,8 @@ TEST_F(Gpu_ResidentSplit, APreparedSplitRunsLikeTheUnpreparedOneRunAfterRun) {
         EXPECT_EQ(prepared_out, plain_out) << profile_name << ", " << iterations << " iterations, round " << round;
       }
       EXPECT_GE(prepared_session.slot_hits(), 2 * prepared.plan->segments.size()) << profile_name;
-      EXPECT_EQ(plain_session.slot_hits(), 0u);
       if (iterations == 1) {
+        EXPECT_EQ(plain_session.slot_hits(), 0u);  // unprepared: slots last one run, one pass here
         EXPECT_GE(prepared_session.resubmissions(), 1u) << profile_name;
       }
     }
