@@ -74,7 +74,9 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
   } else if (same_as_recorded()) {
     clear();
     ++resubmissions_;
-    return submit_recorded();
+    ir::Result<SubmitStats> stats = submit_recorded();
+    recorded_ = stats.ok();
+    return stats;
   }
   // Record afresh: the queued commands become the kept recording (the old one is dropped first, so that
   // a failure below leaves none).
@@ -83,8 +85,8 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
   recorded_words_.swap(words_);
   recorded_buffers_.clear();
   for (const DeviceBuffer* b : buffers_) recorded_buffers_.push_back(BufferKey{b->serial(), b->handle(), b->range()});
-  std::vector<const DeviceBuffer*> buffers;
-  buffers.swap(buffers_);
+  recording_buffers_.swap(buffers_);  // both keep their capacity
+  const std::vector<const DeviceBuffer*>& buffers = recording_buffers_;
   clear();
   const std::vector<Command>& commands = recorded_commands_;
   const std::vector<std::uint32_t>& words = recorded_words_;

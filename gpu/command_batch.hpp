@@ -104,6 +104,7 @@ class CommandBatch {
   std::vector<Command> recorded_commands_;
   std::vector<BufferKey> recorded_buffers_;
   std::vector<std::uint32_t> recorded_words_;
+  std::vector<const DeviceBuffer*> recording_buffers_;  ///< the buffers of the commands being recorded
   std::vector<VkDescriptorSet> descriptor_sets_;
   std::uint64_t resubmissions_ = 0;
   // Kept between submissions (created on first use).
