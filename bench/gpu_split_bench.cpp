@@ -7,12 +7,16 @@
 //       host      planner::run_split(profile, ...) over gpu::VulkanExecutor (a submission per launch,
 //                 buffers copied in and out every launch),
 //       resident  gpu::run_split_resident (buffers stay on the device, all launches in one submission),
+//       prepared  gpu::run_prepared_resident over a gpu::prepare_split_resident made once per cell (resident
+//                 mode without planning: kernels from slots, the recording resubmitted when unchanged),
 //       raw       the same SPIR-V (taken from the executor's compile cache, so byte-identical), one
 //                 VkPipeline per segment, S dispatches with COMPUTE->COMPUTE barriers in one command
 //                 buffer, one submit, one wait, then the read-back: resident mode's submission structure
 //                 with nothing else around it.
-//     Every run is a whole split (planning included for host and resident); per launch = run / S. The
-//     three modes are interleaved round by round, so load on a shared machine hits them alike. Every
+//     Every run is a whole split (planning included for host and resident); per launch = run / S. For
+//     resident, prepared and raw it also reports the host work per launch: (run - the time from
+//     vkQueueSubmit to the fence) / S, everything the mode does on the CPU around the device's work. The
+//     four modes are interleaved round by round, so load on a shared machine hits them alike. Every
 //     mode's result is checked against the host-computed answer.
 //  2. Compile and pipeline costs per segment shader: type-check + lowering, glslang + spirv-val for the
 //     first shader of the process / a new shader / a compile-cache hit, pipeline creation for a new
@@ -324,12 +328,16 @@ class RawLoop {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd_;
+    const auto submitted = Clock::now();
     check_vk(vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
     check_vk(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    last_submit_wait_ns_ = ns_since(submitted);
     check_vk(vkResetFences(device_, 1, &fence_), "vkResetFences");
     const auto bytes = staging_.valid() ? staging_.bytes() : buffer_.bytes();
     out.assign(bytes.begin(), bytes.end());
   }
+  /// The last run's time from vkQueueSubmit to the fence (as CommandBatch's SubmitStats).
+  double last_submit_wait_ns() const { return last_submit_wait_ns_; }
   bool staged() const { return staging_.valid(); }
 
  private:
@@ -345,6 +353,7 @@ class RawLoop {
   VkCommandPool commands_ = VK_NULL_HANDLE;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
+  double last_submit_wait_ns_ = 0;
 };
 
 // ------------------------------------------------------------------------------------ part 1: the split
@@ -353,8 +362,11 @@ struct SplitCell {
   std::uint32_t segments = 0;
   std::uint64_t bytes = 0;
   std::size_t rounds = 0;
-  Stats host, resident, raw;  ///< ns per run
+  Stats host, resident, prepared, raw;  ///< ns per run
   Stats plan;                 ///< ns of plan_split alone (part of every host and resident run)
+  /// Host time of a run outside vkQueueSubmit-to-fence (ns per run): everything the mode does on the CPU.
+  Stats resident_host, prepared_host, raw_host;
+  double resubmitted = 0;     ///< prepared mode: share of its timed submissions that resubmitted the recording
 };
 
 struct SplitOptions {
@@ -425,6 +437,15 @@ SplitCell measure_split(gpu::VulkanExecutor& exec, const planner::Profile& profi
     if (!run.ok()) die(fmt::format("resident split: {}", run.failure->diagnostic.message));
     if (run.launch_count() != segments || resident_out.size() != 1) die("resident split: unexpected launches or outputs");
   };
+  // Prepared: the same resident split planned once (prepare_split_resident), each run run_prepared_resident.
+  gpu::PreparedSplit prepared = gpu::prepare_split_resident(profile, program);
+  gpu::ResidentSession prepared_session(ctx, compiler);
+  std::vector<Bytes> prepared_out;
+  auto run_prepared = [&] {
+    planner::SplitRun run = gpu::run_prepared_resident(prepared, inputs, config, prepared_session, prepared_out);
+    if (!run.ok()) die(fmt::format("prepared resident split: {}", run.failure->diagnostic.message));
+    if (run.launch_count() != segments || prepared_out.size() != 1) die("prepared resident split: unexpected launches or outputs");
+  };
   auto check = [&](std::string_view mode, const Bytes& out) {
     if (out != expected) die(fmt::format("{}: wrong result ({} segments, {})", mode, segments, size_name(bytes)));
   };
@@ -436,6 +457,8 @@ SplitCell measure_split(gpu::VulkanExecutor& exec, const planner::Profile& profi
     check("host split", host_out);
     run_resident();
     check("resident split", resident_out.at(0));
+    run_prepared();
+    check("prepared resident split", prepared_out.at(0));
   }
   // The raw loop's SPIR-V is that of exactly the GLSL the split loops compiled: a compile-cache hit for each
   // segment under resident mode's label and under the host loop's (none), and the two modules are equal.
@@ -465,21 +488,40 @@ SplitCell measure_split(gpu::VulkanExecutor& exec, const planner::Profile& profi
   }
   if (opt.breakdown) print_breakdown(ctx, compiler, plan, inputs[0], *config.grid);
 
-  std::vector<double> host_ns, resident_ns, raw_ns, plan_ns;
+  std::vector<double> host_ns, resident_ns, prepared_ns, raw_ns, plan_ns, resident_host_ns, prepared_host_ns, raw_host_ns;
+  const std::uint64_t resubmissions_before = prepared_session.resubmissions();
+  std::uint64_t prepared_submissions = 0;
   const auto cell_start = Clock::now();
   for (std::size_t round = 0;; ++round) {
     const double elapsed = ns_since(cell_start) / 1e9;
     if (round >= opt.min_rounds && (elapsed >= opt.budget_s || round >= 200)) break;
     if (round >= 1 && elapsed >= opt.cap_s) break;
     // Rotate the order so that no mode always follows another.
-    for (std::size_t i = 0; i < 3; ++i) {
-      const std::size_t mode = (round + i) % 3;
+    for (std::size_t i = 0; i < 4; ++i) {
+      const std::size_t mode = (round + i) % 4;
+      if (mode == 2 && !with_host) continue;
+      const std::uint64_t waited_before = ctx.submit_wait_ns();
+      const std::uint64_t submissions_before = ctx.submissions();
       const auto start = Clock::now();
       if (mode == 0) raw.run(inputs[0], raw_out);
       if (mode == 1) run_resident();
-      if (mode == 2 && !with_host) continue;
       if (mode == 2) run_host();
-      (mode == 0 ? raw_ns : mode == 1 ? resident_ns : host_ns).push_back(ns_since(start));
+      if (mode == 3) run_prepared();
+      const double ns = ns_since(start);
+      const double waited = static_cast<double>(ctx.submit_wait_ns() - waited_before);
+      if (mode == 0) {
+        raw_ns.push_back(ns);
+        raw_host_ns.push_back(ns - raw.last_submit_wait_ns());
+      } else if (mode == 1) {
+        resident_ns.push_back(ns);
+        resident_host_ns.push_back(ns - waited);
+      } else if (mode == 2) {
+        host_ns.push_back(ns);
+      } else {
+        prepared_ns.push_back(ns);
+        prepared_host_ns.push_back(ns - waited);
+        prepared_submissions += ctx.submissions() - submissions_before;
+      }
     }
     const auto start = Clock::now();
     const auto p = planner::plan_split(profile, program);
@@ -488,6 +530,7 @@ SplitCell measure_split(gpu::VulkanExecutor& exec, const planner::Profile& profi
   }
   if (with_host) check("host split", host_out);
   check("resident split", resident_out.at(0));
+  check("prepared resident split", prepared_out.at(0));
   check("raw loop", raw_out);
   SplitCell cell;
   cell.segments = segments;
@@ -497,6 +540,11 @@ SplitCell measure_split(gpu::VulkanExecutor& exec, const planner::Profile& profi
   cell.resident = stats_of(resident_ns);
   cell.raw = stats_of(raw_ns);
   cell.plan = stats_of(plan_ns);
+  cell.prepared = stats_of(prepared_ns);
+  cell.resident_host = stats_of(resident_host_ns);
+  cell.prepared_host = stats_of(prepared_host_ns);
+  cell.raw_host = stats_of(raw_host_ns);
+  cell.resubmitted = prepared_submissions ? static_cast<double>(prepared_session.resubmissions() - resubmissions_before) / prepared_submissions : 0;
   return cell;
 }
 
@@ -740,16 +788,27 @@ void print_table(const gpu::DeviceInfo& device, const std::string& profile, doub
   fmt::print("gpu_split_bench  device: {}\n", device_line(device));
   fmt::print("profile {}, workgroup {}, context (instance + device) {} ms, total {:.1f} s\n\n", profile, kWorkgroup, ms(context_ns),
              total_s);
-  fmt::print("1. split, time per launch = median run / S (a run: plan [host, resident], upload, S launches, read-back)\n");
-  fmt::print("{:>4} {:>7} {:>6} {:>11} {:>11} {:>11} {:>9} {:>9} {:>12} {:>11}\n", "S", "buffer", "rounds", "host us", "resident us",
-             "raw us", "host/raw", "res/raw", "(res-plan)/raw", "plan us/run");
+  fmt::print("1. split, time per launch = median run / S (a run: plan [host, resident], upload, S launches, read-back;\n"
+             "   prepared = resident planned once, prepare_split_resident + run_prepared_resident)\n");
+  fmt::print("{:>4} {:>7} {:>6} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9} {:>9} {:>14} {:>11}\n", "S", "buffer", "rounds", "host us",
+             "resident us", "prepared us", "raw us", "host/raw", "res/raw", "prep/raw", "(res-plan)/raw", "plan us/run");
   for (const SplitCell& cell : cells) {
     const double s = cell.segments;
     const bool host = cell.host.n > 0;
-    fmt::print("{:>4} {:>7} {:>6} {:>11} {:>11} {:>11} {:>9} {:>9.2f} {:>14.2f} {:>11}\n", cell.segments, size_name(cell.bytes),
-               cell.rounds, host ? us(cell.host.median / s) : "(skipped)", us(cell.resident.median / s), us(cell.raw.median / s),
+    fmt::print("{:>4} {:>7} {:>6} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9.2f} {:>9.2f} {:>14.2f} {:>11}\n", cell.segments,
+               size_name(cell.bytes), cell.rounds, host ? us(cell.host.median / s) : "(skipped)", us(cell.resident.median / s),
+               us(cell.prepared.median / s), us(cell.raw.median / s),
                host ? fmt::format("{:.2f}", cell.host.median / cell.raw.median) : "-", cell.resident.median / cell.raw.median,
-               (cell.resident.median - cell.plan.median) / cell.raw.median, us(cell.plan.median));
+               cell.prepared.median / cell.raw.median, (cell.resident.median - cell.plan.median) / cell.raw.median, us(cell.plan.median));
+  }
+  fmt::print("\n   host work per launch: median (run - vkQueueSubmit-to-fence) / S, in us; resubmitted = prepared runs'\n"
+             "   submissions that resubmitted the recorded command buffer\n");
+  fmt::print("{:>4} {:>7} {:>11} {:>11} {:>11} {:>12}\n", "S", "buffer", "resident", "prepared", "raw", "resubmitted");
+  for (const SplitCell& cell : cells) {
+    const double s = cell.segments;
+    fmt::print("{:>4} {:>7} {:>11.2f} {:>11.2f} {:>11.2f} {:>11.0f}%\n", cell.segments, size_name(cell.bytes),
+               cell.resident_host.median / s / 1e3, cell.prepared_host.median / s / 1e3, cell.raw_host.median / s / 1e3,
+               cell.resubmitted * 100);
   }
   fmt::print("\n2. per segment shader ({} B GLSL, {} B SPIR-V){:>19}{:>12}  {:>21}\n", c.glsl_bytes, c.spirv_bytes, "", "median", "min - max (n)");
   auto row = [](std::string_view what, const Stats& s) {
@@ -804,11 +863,14 @@ void print_json(const gpu::DeviceInfo& device, const std::string& profile, doubl
     const double s = x.segments;
     fmt::print("{}{{\"segments\":{},\"bytes\":{},\"rounds\":{},\"host_us_per_launch\":{},\"resident_us_per_launch\":{:.2f},"
                "\"raw_us_per_launch\":{:.2f},\"host_over_raw\":{},\"resident_over_raw\":{:.3f},"
-               "\"host_run\":{},\"resident_run\":{},\"raw_run\":{},\"plan\":{}}}",
+               "\"host_run\":{},\"resident_run\":{},\"raw_run\":{},\"plan\":{},\"prepared_us_per_launch\":{:.2f},"
+               "\"prepared_over_raw\":{:.3f},\"prepared_run\":{},\"resident_host_run\":{},\"prepared_host_run\":{},"
+               "\"raw_host_run\":{},\"prepared_resubmitted\":{:.3f}}}",
                i ? "," : "", x.segments, x.bytes, x.rounds,
                x.host.n ? fmt::format("{:.2f}", x.host.median / s / 1e3) : std::string("null"), x.resident.median / s / 1e3, x.raw.median / s / 1e3,
                x.host.n ? fmt::format("{:.3f}", x.host.median / x.raw.median) : std::string("null"), x.resident.median / x.raw.median, json_stats(x.host), json_stats(x.resident),
-               json_stats(x.raw), json_stats(x.plan));
+               json_stats(x.raw), json_stats(x.plan), x.prepared.median / s / 1e3, x.prepared.median / x.raw.median,
+               json_stats(x.prepared), json_stats(x.resident_host), json_stats(x.prepared_host), json_stats(x.raw_host), x.resubmitted);
   }
   fmt::print("],\"compile\":{{\"glsl_bytes\":{},\"spirv_bytes\":{},\"lower\":{},\"first_compile_ns\":{:.0f},\"compile_warm\":{},"
              "\"spirv_val\":{},\"compile_hit\":{},\"first_pipeline_ns\":{:.0f},\"pipeline_cold\":{},\"pipeline_hit\":{},"

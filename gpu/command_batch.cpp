@@ -9,32 +9,55 @@
 
 namespace gridcheck::gpu {
 
-void CommandBatch::dispatch(const ComputePipeline& pipeline, std::vector<const DeviceBuffer*> buffers,
-                            std::vector<std::uint32_t> push_words, std::array<std::uint32_t, 3> groups) {
+std::uint32_t CommandBatch::add_buffer(const DeviceBuffer& b) {
+  buffers_.push_back(&b);
+  return static_cast<std::uint32_t>(buffers_.size() - 1);
+}
+
+void CommandBatch::dispatch(const ComputePipeline& pipeline, const std::vector<const DeviceBuffer*>& buffers,
+                            const std::vector<std::uint32_t>& push_words, std::array<std::uint32_t, 3> groups) {
   GC_ASSERT(buffers.size() == pipeline.layout_desc.storage_bindings.size());
   GC_ASSERT(push_words.size() == pipeline.layout_desc.push_constant_words);
   Command c{Command::Kind::Dispatch};
   c.pipeline = &pipeline;
-  c.buffers = std::move(buffers);
-  c.push_words = std::move(push_words);
+  c.pipeline_serial = pipeline.serial;
+  c.first_buffer = static_cast<std::uint32_t>(buffers_.size());
+  c.buffer_count = static_cast<std::uint32_t>(buffers.size());
+  buffers_.insert(buffers_.end(), buffers.begin(), buffers.end());
+  c.first_word = static_cast<std::uint32_t>(words_.size());
+  c.word_count = static_cast<std::uint32_t>(push_words.size());
+  words_.insert(words_.end(), push_words.begin(), push_words.end());
   c.groups = groups;
-  commands_.push_back(std::move(c));
+  commands_.push_back(c);
 }
 
 void CommandBatch::fill_zero(const DeviceBuffer& buffer) {
   Command c{Command::Kind::Fill};
-  c.buffers = {&buffer};
-  commands_.push_back(std::move(c));
+  c.first_buffer = add_buffer(buffer);
+  c.buffer_count = 1;
+  commands_.push_back(c);
 }
 
 void CommandBatch::copy(const DeviceBuffer& src, std::uint64_t src_offset, const DeviceBuffer& dst, std::uint64_t bytes) {
   GC_ASSERT(src_offset + bytes <= src.range() && bytes <= dst.range());
   if (bytes == 0) return;
   Command c{Command::Kind::Copy};
-  c.buffers = {&src, &dst};
+  c.first_buffer = add_buffer(src);
+  add_buffer(dst);
+  c.buffer_count = 2;
   c.offset = src_offset;
   c.bytes = bytes;
-  commands_.push_back(std::move(c));
+  commands_.push_back(c);
+}
+
+bool CommandBatch::same_as_recorded() const {
+  if (!recorded_ || commands_ != recorded_commands_ || words_ != recorded_words_ || buffers_.size() != recorded_buffers_.size())
+    return false;
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    const DeviceBuffer& b = *buffers_[i];
+    if (!(recorded_buffers_[i] == BufferKey{b.serial(), b.handle(), b.range()})) return false;
+  }
+  return true;
 }
 
 CommandBatch::~CommandBatch() {
@@ -46,8 +69,27 @@ CommandBatch::~CommandBatch() {
 
 ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
   const VkDevice device = ctx_.device();
-  std::vector<Command> commands = std::move(commands_);
-  commands_.clear();
+  if (commands_.empty()) {
+    // Nothing to record: an empty command buffer still orders host writes before the wait returns.
+  } else if (same_as_recorded()) {
+    clear();
+    ++resubmissions_;
+    ir::Result<SubmitStats> stats = submit_recorded();
+    recorded_ = stats.ok();
+    return stats;
+  }
+  // Record afresh: the queued commands become the kept recording (the old one is dropped first, so that
+  // a failure below leaves none).
+  recorded_ = false;
+  recorded_commands_.swap(commands_);
+  recorded_words_.swap(words_);
+  recorded_buffers_.clear();
+  for (const DeviceBuffer* b : buffers_) recorded_buffers_.push_back(BufferKey{b->serial(), b->handle(), b->range()});
+  recording_buffers_.swap(buffers_);  // both keep their capacity
+  const std::vector<const DeviceBuffer*>& buffers = recording_buffers_;
+  clear();
+  const std::vector<Command>& commands = recorded_commands_;
+  const std::vector<std::uint32_t>& words = recorded_words_;
 
   std::uint32_t sets = 0;
   std::uint32_t descriptors = 0;
@@ -57,7 +99,7 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
   for (const Command& c : commands) {
     if (c.kind == Command::Kind::Dispatch) {
       ++sets;
-      descriptors += static_cast<std::uint32_t>(c.buffers.size());
+      descriptors += c.buffer_count;
       stages |= VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
       writes |= VK_ACCESS_SHADER_WRITE_BIT;
       accesses |= VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
@@ -70,7 +112,8 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
 
   // The previous submission was waited for: every kept object may be reset.
   VkResult r = VK_SUCCESS;
-  std::vector<VkDescriptorSet> descriptor_sets(sets, VK_NULL_HANDLE);
+  std::vector<VkDescriptorSet>& descriptor_sets = descriptor_sets_;
+  descriptor_sets.assign(sets, VK_NULL_HANDLE);
   if (sets > 0) {
     descriptors = std::max<std::uint32_t>(descriptors, 1);
     if (descriptors_ != VK_NULL_HANDLE && sets <= descriptor_set_capacity_ && descriptors <= descriptor_capacity_) {
@@ -102,10 +145,11 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
       ai.pSetLayouts = &c.pipeline->set_layout;
       r = vkAllocateDescriptorSets(device, &ai, &descriptor_sets[next]);
       if (r != VK_SUCCESS) return vk_error(r, "vkAllocateDescriptorSets");
-      std::vector<VkDescriptorBufferInfo> infos(c.buffers.size());
-      std::vector<VkWriteDescriptorSet> w(c.buffers.size());
-      for (std::size_t i = 0; i < c.buffers.size(); ++i) {
-        infos[i] = VkDescriptorBufferInfo{c.buffers[i]->handle(), 0, c.buffers[i]->range()};
+      std::vector<VkDescriptorBufferInfo> infos(c.buffer_count);
+      std::vector<VkWriteDescriptorSet> w(c.buffer_count);
+      for (std::size_t i = 0; i < c.buffer_count; ++i) {
+        const DeviceBuffer& b = *buffers[c.first_buffer + i];
+        infos[i] = VkDescriptorBufferInfo{b.handle(), 0, b.range()};
         w[i] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         w[i].dstSet = descriptor_sets[next];
         w[i].dstBinding = c.pipeline->layout_desc.storage_bindings[i];
@@ -149,13 +193,9 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
       fence_ = VK_NULL_HANDLE;
       return vk_error(r, "vkCreateFence");
     }
-  } else {
-    r = vkResetFences(device, 1, &fence_);
-    if (r != VK_SUCCESS) return vk_error(r, "vkResetFences");
-  }
+  }  // submit_recorded() resets it
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  r = vkBeginCommandBuffer(cmd_, &bi);
+  r = vkBeginCommandBuffer(cmd_, &bi);  // not one-time: an equal next submission resubmits it
   if (r != VK_SUCCESS) return vk_error(r, "vkBeginCommandBuffer");
 
   std::uint32_t next = 0;
@@ -172,17 +212,16 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
         vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline->pipeline);
         vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline->layout, 0, 1,
                                 &descriptor_sets[next++], 0, nullptr);
-        if (!c.push_words.empty())
-          vkCmdPushConstants(cmd_, c.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                             static_cast<std::uint32_t>(c.push_words.size() * 4), c.push_words.data());
+        if (c.word_count > 0)
+          vkCmdPushConstants(cmd_, c.pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, c.word_count * 4, words.data() + c.first_word);
         vkCmdDispatch(cmd_, c.groups[0], c.groups[1], c.groups[2]);
         break;
       case Command::Kind::Fill:
-        vkCmdFillBuffer(cmd_, c.buffers[0]->handle(), 0, c.buffers[0]->range(), 0);
+        vkCmdFillBuffer(cmd_, buffers[c.first_buffer]->handle(), 0, buffers[c.first_buffer]->range(), 0);
         break;
       case Command::Kind::Copy: {
         const VkBufferCopy region{c.offset, 0, c.bytes};
-        vkCmdCopyBuffer(cmd_, c.buffers[0]->handle(), c.buffers[1]->handle(), 1, &region);
+        vkCmdCopyBuffer(cmd_, buffers[c.first_buffer]->handle(), buffers[c.first_buffer + 1]->handle(), 1, &region);
         break;
       }
     }
@@ -195,7 +234,15 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
   }
   r = vkEndCommandBuffer(cmd_);
   if (r != VK_SUCCESS) return vk_error(r, "vkEndCommandBuffer");
+  ir::Result<SubmitStats> stats = submit_recorded();
+  recorded_ = stats.ok() && !commands.empty();
+  return stats;
+}
 
+ir::Result<SubmitStats> CommandBatch::submit_recorded() {
+  const VkDevice device = ctx_.device();
+  VkResult r = vkResetFences(device, 1, &fence_);
+  if (r != VK_SUCCESS) return vk_error(r, "vkResetFences");
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd_;

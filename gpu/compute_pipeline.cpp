@@ -1,6 +1,7 @@
 #include "gpu/compute_pipeline.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -233,7 +234,9 @@ ir::Result<const ComputePipeline*> PipelineCache::get(std::span<const std::uint3
   } timer{create_ns_, start};
 
   const VkDevice device = ctx_.device();
+  static std::atomic<std::uint64_t> next_serial{1};
   auto p = std::make_unique<ComputePipeline>();
+  p->serial = next_serial.fetch_add(1, std::memory_order_relaxed);
   p->layout_desc = layout;
   p->spirv.assign(spirv.begin(), spirv.end());
   auto failed = [&](ir::Diagnostic d) -> ir::Result<const ComputePipeline*> {

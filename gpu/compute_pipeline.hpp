@@ -45,6 +45,8 @@ struct ComputePipeline {
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
+  /// Never the same for two pipelines of the process (CommandBatch compares recordings by it).
+  std::uint64_t serial = 0;
 };
 
 /// FNV-1a-64 over the words (little-endian bytes).

@@ -1,6 +1,7 @@
 #include "gpu/device_buffer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <utility>
 
@@ -40,7 +41,9 @@ ir::Result<DeviceBuffer> DeviceBuffer::create_with_capacity(VulkanContext& ctx, 
   if (d.max_memory_allocation_bytes != 0 && range > d.max_memory_allocation_bytes)
     return make_error(Code::BufferTooLarge, fmt::format("a buffer of {} bytes exceeds maxMemoryAllocationSize ({} bytes) of {}",
                                                         bytes, d.max_memory_allocation_bytes, d.name));
+  static std::atomic<std::uint64_t> next_serial{1};
   DeviceBuffer b;
+  b.serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
   b.device_ = ctx.device();
   b.size_ = bytes;
   b.range_ = range_of(bytes);
@@ -89,6 +92,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     size_ = std::exchange(other.size_, 0);
     range_ = std::exchange(other.range_, 0);
     capacity_ = std::exchange(other.capacity_, 0);
+    serial_ = std::exchange(other.serial_, 0);
     use_ = other.use_;
     host_cached_ = std::exchange(other.host_cached_, false);
   }

@@ -120,13 +120,18 @@ class KernelStore {
   void clear_kernels() {
     kernels_.clear();
     validations_.clear();
+    ++epoch_;
   }
+  /// Counts clear_kernels() calls: a kernel got from this store stays usable while the epoch is the same
+  /// (a caller that keeps one, KernelSlot, checks it).
+  std::uint64_t epoch() const { return epoch_.load(); }
 
  private:
   std::unique_ptr<GlslCompiler> owned_compiler_;
   GlslCompiler* compiler_;
   ValidationCache validations_;
   KernelCache kernels_;
+  std::atomic<std::uint64_t> epoch_{0};
 };
 
 /// K022 / K023 / K024 / K007 when `shader` does not fit `ctx`'s device.

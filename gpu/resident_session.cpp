@@ -1,5 +1,6 @@
 #include "gpu/resident_session.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -30,6 +31,11 @@ ResidentSession::ResidentSession(VulkanContext& ctx, KernelStore& kernels) : ctx
 
 void ResidentSession::clear() {
   batch_.clear();
+  acquired_.clear();
+  previous_.clear();
+  previous_next_ = 0;
+  acquired_bytes_ = 0;
+  in_run_ = false;
   queued_.clear();
   keep_alive_.clear();
   live_.clear();
@@ -46,7 +52,11 @@ std::optional<planner::LaunchError> ResidentSession::upload(std::string_view nam
     if (std::optional<planner::LaunchError> e = sync()) return e;  // never overwrite memory queued work reads
   for (auto& [staged_name, s] : staged_) s.state = Staged::State::None;
   auto it = live_.find(name);
-  if (it != live_.end() && it->second.buffer.use_count() == 1 && it->second.buffer->size() == bytes.size() &&
+  // A fresh buffer of the last run (begin_run) is left to be offered again as this run's: the name gets
+  // another buffer, as it would if something else held it.
+  const bool offered = it != live_.end() && std::find(previous_.begin() + static_cast<std::ptrdiff_t>(previous_next_), previous_.end(),
+                                                      it->second.buffer) != previous_.end();
+  if (it != live_.end() && !offered && it->second.buffer.use_count() == 1 && it->second.buffer->size() == bytes.size() &&
       bytes.size() % 4 == 0 && !bytes.empty()) {
     // Referenced by no other name and, after the sync above, by no queued command: overwrite it in place
     // (every byte of its range) instead of allocating and zero-filling a new one.
@@ -54,11 +64,43 @@ std::optional<planner::LaunchError> ResidentSession::upload(std::string_view nam
     it->second.uploaded = true;
     return std::nullopt;
   }
-  ir::Result<std::shared_ptr<DeviceBuffer>> b = make_buffer(ctx_, bytes.size());
+  ir::Result<std::shared_ptr<DeviceBuffer>> b = make_buffer(ctx_, bytes.size());  // not a run's fresh buffer: kept by name
   if (!b) return to_launch_error(b.diagnostics().all().front());
   (*b)->write(bytes);
   live_[std::string(name)] = Live{*b, true};
   return std::nullopt;
+}
+
+void ResidentSession::begin_run(std::span<const std::string_view> keep) {
+  for (auto it = live_.begin(); it != live_.end();) {
+    if (std::binary_search(keep.begin(), keep.end(), std::string_view(it->first))) ++it;
+    else it = live_.erase(it);
+  }
+  previous_ = std::move(acquired_);
+  acquired_.clear();
+  acquired_bytes_ = 0;
+  previous_next_ = 0;
+  in_run_ = true;
+}
+
+ir::Result<std::shared_ptr<DeviceBuffer>> ResidentSession::fresh_buffer(std::uint64_t bytes, DeviceBuffer::Use use) {
+  if (previous_next_ < previous_.size()) {
+    std::shared_ptr<DeviceBuffer>& last = previous_[previous_next_++];
+    const std::uint64_t range = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
+    if (last && last.use_count() == 1 && last->use() == use && last->capacity() >= range) {
+      last->reshape_zeroed(bytes);  // every byte of the new range, as the pool's reuse
+      acquired_bytes_ += last->capacity();
+      acquired_.push_back(std::move(last));
+      return acquired_.back();
+    }
+    last.reset();
+  }
+  ir::Result<std::shared_ptr<DeviceBuffer>> b = make_buffer(ctx_, bytes, use);
+  if (b && in_run_ && acquired_bytes_ + (*b)->capacity() <= (std::uint64_t{256} << 20)) {
+    acquired_bytes_ += (*b)->capacity();
+    acquired_.push_back(*b);
+  }
+  return b;
 }
 
 bool ResidentSession::is_uploaded(std::string_view name) const {
@@ -74,16 +116,26 @@ std::vector<std::string> ResidentSession::names() const {
 
 std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& program, const planner::LaunchConfig& config,
                                                             std::span<const std::string> input_names,
-                                                            std::span<const std::string> output_names) {
+                                                            std::span<const std::string> output_names, KernelSlot* slot) {
   ++launches_;
   if (config.fixpoint_iterations == 0) return error(Code::BadInputs, "fixpoint_iterations is 0; a launch runs at least once");
-  KernelOptions ko;
-  ko.workgroup_override = config.workgroup_override;
-  ko.label = label_;  // part of the GLSL text (the compile cache's key): never a per-launch counter
-  ko.dump_dir = dump_dir_;
-  ko.fault = fault_;
-  ir::Result<std::shared_ptr<const Kernel>> kernel = kernels_.get(ctx_, program, ko);
-  if (!kernel) return to_launch_error(kernel.diagnostics().all().front());
+  std::shared_ptr<const Kernel> kernel;
+  if (slot != nullptr && slot->kernel && !dump_dir_ && slot->ctx == &ctx_ && slot->store == &kernels_ &&
+      slot->epoch == kernels_.epoch() && slot->workgroup_override == config.workgroup_override && slot->fault == fault_) {
+    kernel = slot->kernel;
+    ++slot_hits_;
+  } else {
+    KernelOptions ko;
+    ko.workgroup_override = config.workgroup_override;
+    ko.label = label_;  // names dumps and internal errors only (not part of the GLSL)
+    ko.dump_dir = dump_dir_;
+    ko.fault = fault_;
+    const std::uint64_t epoch = kernels_.epoch();  // read first: a clear during get() leaves the slot stale
+    ir::Result<std::shared_ptr<const Kernel>> got = kernels_.get(ctx_, program, ko);
+    if (!got) return to_launch_error(got.diagnostics().all().front());
+    kernel = *got;
+    if (slot != nullptr && !dump_dir_) *slot = KernelSlot{&ctx_, &kernels_, epoch, config.workgroup_override, fault_, kernel};
+  }
   ir::Result<std::array<std::uint32_t, 3>> grid = launch_grid(program, config);
   if (!grid) {
     planner::LaunchError e = to_launch_error(grid.diagnostics().all().front());
@@ -105,7 +157,8 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
     return error(Code::BadInputs, fmt::format("the launch returns {} output buffers but {} names were given", n_out, output_names.size()));
 
   // Bind every non-workgroup buffer: live inputs in place, fresh zeros for the rest.
-  std::vector<std::shared_ptr<DeviceBuffer>> bound(decls.size());
+  std::vector<std::shared_ptr<DeviceBuffer>>& bound = bound_;
+  bound.assign(decls.size(), nullptr);
   for (std::size_t i = 0, k = 0; i < decls.size(); ++i) {
     const ir::BufferDecl& b = decls[i];
     if (b.access == ir::BufferAccess::Workgroup) continue;
@@ -125,18 +178,20 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
         return error(Code::NoOutputSize, fmt::format("output buffer `{}` receives no bytes and has neither a count nor an "
                                                       "output_byte_range to size it",
                                                       program.name(b.name)));
-      ir::Result<std::shared_ptr<DeviceBuffer>> fresh = make_buffer(ctx_, *bytes);
+      ir::Result<std::shared_ptr<DeviceBuffer>> fresh = fresh_buffer(*bytes);
       if (!fresh) return to_launch_error(fresh.diagnostics().all().front());
       bound[i] = *fresh;
     }
   }
   // The new live entries (slices first need a buffer of their own, filled by a device copy).
-  std::vector<std::pair<std::string, std::shared_ptr<DeviceBuffer>>> produced;
-  std::vector<std::pair<std::size_t, std::shared_ptr<DeviceBuffer>>> slices;  // decl index -> slice buffer
+  auto& produced = produced_;
+  auto& slices = slices_;  // decl index -> slice buffer
+  produced.clear();
+  slices.clear();
   for (std::size_t i = 0, k = 0; i < decls.size(); ++i) {
     const ir::BufferDecl& b = decls[i];
     if (!ir::is_dispatch_output(b)) continue;
-    const std::string name = output_names.empty() ? std::string(program.name(b.name)) : output_names[k];
+    const std::string_view name = output_names.empty() ? program.name(b.name) : std::string_view(output_names[k]);
     ++k;
     std::shared_ptr<DeviceBuffer> result = bound[i];
     if (b.output_byte_range) {
@@ -144,7 +199,7 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
       if (r.begin > r.end || r.end > bound[i]->size())
         return error(Code::BadInputs, fmt::format("output_byte_range {}..{} of `{}` lies outside its {} bytes", r.begin, r.end,
                                                   program.name(b.name), bound[i]->size()));
-      ir::Result<std::shared_ptr<DeviceBuffer>> slice = make_buffer(ctx_, r.end - r.begin);
+      ir::Result<std::shared_ptr<DeviceBuffer>> slice = fresh_buffer(r.end - r.begin);
       if (!slice) return to_launch_error(slice.diagnostics().all().front());
       result = *slice;
       slices.emplace_back(i, result);
@@ -153,17 +208,19 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
   }
 
   Queued q;
-  q.kernel = *kernel;
+  q.kernel = std::move(kernel);
   q.grid = *grid;
   const LoweredShader& shader = q.kernel->shader;
-  std::vector<const DeviceBuffer*> binding_list;
-  std::vector<std::uint32_t> push(shader.push_constant_words, 0);
+  std::vector<const DeviceBuffer*>& binding_list = binding_list_;
+  binding_list.clear();
+  std::vector<std::uint32_t>& push = push_;
+  push.assign(shader.push_constant_words, 0);
   for (const BufferBinding& bb : shader.buffers) {
     binding_list.push_back(bound[bb.decl_index].get());
     if (bb.length_push_word) push[*bb.length_push_word] = static_cast<std::uint32_t>(bound[bb.decl_index]->size() / 4);
   }
   if (shader.trap_binding) {
-    ir::Result<std::shared_ptr<DeviceBuffer>> trap = make_buffer(ctx_, 8);
+    ir::Result<std::shared_ptr<DeviceBuffer>> trap = fresh_buffer(8);
     if (!trap) return to_launch_error(trap.diagnostics().all().front());
     std::memset((*trap)->bytes().data(), 0xFF, 8);
     q.trap = *trap;
@@ -179,7 +236,14 @@ std::optional<planner::LaunchError> ResidentSession::launch(const ir::Program& p
     if (b) keep_alive_.push_back(b);
   for (const auto& [decl_index, slice] : slices) keep_alive_.push_back(slice);
   if (q.trap) keep_alive_.push_back(q.trap);
-  for (auto& [name, buffer] : produced) live_[name] = Live{buffer, false};
+  for (auto& [name, buffer] : produced) {
+    auto it = live_.find(name);
+    if (it == live_.end()) live_.emplace(std::string(name), Live{std::move(buffer), false});
+    else it->second = Live{std::move(buffer), false};
+  }
+  produced.clear();
+  slices.clear();
+  for (auto& b : bound) b.reset();
   queued_.push_back(std::move(q));
   return std::nullopt;
 }

@@ -25,13 +25,27 @@
 #include <vector>
 
 #include "gpu/command_batch.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/kernel.hpp"
 #include "planner/executor.hpp"
 
 namespace gridcheck::gpu {
 
-class DeviceBuffer;
 class VulkanContext;
+
+/// One program's kernel kept by the caller (a PreparedSplit keeps one per segment): ResidentSession::launch
+/// with a slot fills it on first use and afterwards skips the kernel cache's lookup (ir::content_hash and
+/// ir::structurally_equal of the program, every launch) while the slot's context, store, store epoch
+/// (KernelStore::epoch) and kernel options are the launch's. The caller passes a slot only ever with the
+/// same program, unchanged (the slot is the program's: a PreparedSplit owns both). Not thread-safe.
+struct KernelSlot {
+  const VulkanContext* ctx = nullptr;
+  const KernelStore* store = nullptr;
+  std::uint64_t epoch = 0;
+  std::optional<std::array<std::uint32_t, 3>> workgroup_override;
+  LoweringFault fault = LoweringFault::None;
+  std::shared_ptr<const Kernel> kernel;
+};
 
 class ResidentSession {
  public:
@@ -46,13 +60,23 @@ class ResidentSession {
   /// the command batch's driver objects: the session is then as new, for the next run.
   void clear();
 
+  /// Starts a run of a split: forgets every live buffer whose name `keep` (sorted) does not hold, so that
+  /// nothing of an earlier run is visible by name, and lets this run's fresh buffers be the last run's
+  /// again: the k-th buffer a launch or upload of this run needs fresh is the last run's k-th when that
+  /// one has the same use, room for it and no other holder (set to zero bytes over its new range, as the
+  /// pool does), else one from the pool. A repeated run so binds the same buffers in the same places,
+  /// and CommandBatch resubmits its recording. A run keeps its fresh buffers (up to 256 MiB of capacity;
+  /// those beyond go back to the pool as before) until the next begin_run or clear().
+  void begin_run(std::span<const std::string_view> keep);
+
   /// Creates or replaces the live buffer `name` with `bytes` (a host write; no submission).
   std::optional<planner::LaunchError> upload(std::string_view name, std::span<const std::uint8_t> bytes);
 
-  /// Queues one launch (fixpoint_iterations dispatches) of `program`.
+  /// Queues one launch (fixpoint_iterations dispatches) of `program`. With `slot` (see KernelSlot), the
+  /// program's kernel is taken from it when it holds one for this launch's options.
   std::optional<planner::LaunchError> launch(const ir::Program& program, const planner::LaunchConfig& config,
                                              std::span<const std::string> input_names = {},
-                                             std::span<const std::string> output_names = {});
+                                             std::span<const std::string> output_names = {}, KernelSlot* slot = nullptr);
 
   /// Submits everything queued as one command buffer and waits. The first trap, in queue order.
   std::optional<planner::LaunchError> sync();
@@ -74,13 +98,17 @@ class ResidentSession {
   std::vector<std::string> names() const;
 
   /// Launch labels for shaders and internal errors ("segment 1 of 3").
-  void set_label(std::string label) { label_ = std::move(label); }
+  void set_label(std::string_view label) { label_.assign(label); }
   void set_dump_dir(std::optional<std::filesystem::path> dir) { dump_dir_ = std::move(dir); }
   /// A deliberate lowering bug for the next launches (tests only; glsl_lowering.hpp LoweringFault).
   void set_lowering_fault(LoweringFault fault) { fault_ = fault; }
 
   std::size_t queued_launches() const { return queued_.size(); }
   std::uint64_t submissions() const { return submissions_; }
+  /// Submissions that resubmitted the previous one's recorded command buffer (CommandBatch).
+  std::uint64_t resubmissions() const { return batch_.resubmissions(); }
+  /// Launches whose kernel came from a KernelSlot.
+  std::uint64_t slot_hits() const { return slot_hits_; }
   /// Index (in queue order since the last sync) of the launch that trapped at the last sync.
   std::optional<std::size_t> trapped_launch() const { return trapped_launch_; }
 
@@ -119,6 +147,20 @@ class ResidentSession {
   LoweringFault fault_ = LoweringFault::None;
   std::uint64_t submissions_ = 0;
   std::uint64_t launches_ = 0;
+  std::uint64_t slot_hits_ = 0;
+  /// A zero-filled buffer: the last run's next one (begin_run), else the context's pool.
+  ir::Result<std::shared_ptr<DeviceBuffer>> fresh_buffer(std::uint64_t bytes, DeviceBuffer::Use use = DeviceBuffer::Use::Storage);
+  std::vector<std::shared_ptr<DeviceBuffer>> acquired_;  ///< this run's fresh buffers, in order
+  std::vector<std::shared_ptr<DeviceBuffer>> previous_;  ///< the last run's, offered again in order
+  std::size_t previous_next_ = 0;
+  bool in_run_ = false;                 ///< between begin_run and clear
+  std::uint64_t acquired_bytes_ = 0;    ///< capacity held by acquired_
+  // launch()'s working lists, kept so that a launch allocates nothing on the host once warm.
+  std::vector<std::shared_ptr<DeviceBuffer>> bound_;
+  std::vector<std::pair<std::string_view, std::shared_ptr<DeviceBuffer>>> produced_;
+  std::vector<std::pair<std::size_t, std::shared_ptr<DeviceBuffer>>> slices_;
+  std::vector<const DeviceBuffer*> binding_list_;
+  std::vector<std::uint32_t> push_;
   std::optional<std::size_t> trapped_launch_;
 };
 

@@ -1,9 +1,11 @@
 #include "gpu/resident_split.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "ir/ice.hpp"
 #include "planner/live_buffers.hpp"
 #include "planner/segment_plan.hpp"
 #include "planner/split_errors.hpp"
@@ -62,11 +64,10 @@ void prefetch_view(ResidentSession& session, const planner::SplitPlan& plan, con
   session.prefetch(names);
 }
 
-}  // namespace
-
-SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& program, const planner::SplitPlan& plan,
-                           std::span<const Bytes> inputs, const planner::RunConfig& config, ResidentSession& session,
-                           std::vector<Bytes>& outputs, const planner::RunOptions& options) {
+/// run_plan_resident; with `prepared`, its labels and kernel slots (prepared->plan is `plan`).
+SplitRun run_plan(const planner::Profile& profile, const ir::Program& program, const planner::SplitPlan& plan,
+                  std::span<const Bytes> inputs, const planner::RunConfig& config, ResidentSession& session,
+                  std::vector<Bytes>& outputs, const planner::RunOptions& options, PreparedSplit* prepared) {
   SplitRun run;
   run.split = true;
   run.segment_count = plan.segments.size();
@@ -93,6 +94,11 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
     fail(run, std::move(*error));
     return run;
   }
+  // Nothing of an earlier run stays visible by name; what this run uploads again is overwritten in place.
+  std::vector<std::string_view> keep;
+  keep.reserve(live.size());
+  for (const auto& [name, buffer] : live) keep.push_back(name);  // the map's order: sorted
+  session.begin_run(keep);
   for (const auto& [name, buffer] : live)
     if (std::optional<LaunchError> e = session.upload(name, buffer.bytes())) {
       fail(run, read_back_failed(*e), std::nullopt, 0, e);
@@ -104,6 +110,8 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
     return run;
   }
   const planner::PassSchedule schedule = rules.schedule(iterations);
+  run.launches.reserve(static_cast<std::size_t>(schedule.passes) * plan.segments.size());
+  std::vector<KernelSlot> run_slots(prepared != nullptr ? 0 : plan.segments.size());
   std::unique_ptr<planner::Convergence> convergence = planner::plan_convergence(rules, plan);
   convergence->start(live);
 
@@ -117,8 +125,15 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
         }
       const planner::LaunchConfig launch = rules.segment_launch(run_config, program, segment, schedule.segment_fixpoint);
       run.launches.push_back(planner::LaunchRecord{pass, k, launch});
-      session.set_label(fmt::format("segment {} of {}", k + 1, plan.segments.size()));
-      std::optional<LaunchError> error = session.launch(segment.program, launch, segment.input_names, segment.output_names);
+      KernelSlot* slot = nullptr;
+      if (prepared != nullptr) {
+        session.set_label(prepared->labels[k]);
+        slot = &prepared->slots[k];
+      } else {
+        session.set_label(fmt::format("segment {} of {}", k + 1, plan.segments.size()));
+        slot = &run_slots[k];  // the plan outlives the run: later passes skip the lookup
+      }
+      std::optional<LaunchError> error = session.launch(segment.program, launch, segment.input_names, segment.output_names, slot);
       if (!error && options.observer) {
         error = session.sync();
         if (!error) error = host_view(session, plan, inputs, nullptr, live);
@@ -164,45 +179,91 @@ SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& p
   return run;
 }
 
+/// run_split_resident's step 1: one launch with the caller's config, the caller's inputs bound by
+/// declaration name.
+SplitRun run_unsplit(const planner::Profile& profile, const ir::Program& program, std::span<const Bytes> inputs,
+                     const planner::RunConfig& config, ResidentSession& session, std::vector<Bytes>& outputs, KernelSlot* slot) {
+  SplitRun run;
+  run.segment_count = 1;
+  run.output_names = profile.table.output_names(program);
+  const std::uint32_t iterations = config.fixpoint_iterations.value_or(1);
+  if (iterations == 0) {
+    fail(run, planner::split_error::zero_fixpoint());
+    return run;
+  }
+  const std::vector<std::string> in_names = profile.table.input_names(program);
+  if (inputs.size() != in_names.size()) {
+    fail(run, planner::split_error::input_count(inputs.size(), in_names));
+    return run;
+  }
+  const planner::LaunchConfig launch = profile.dispatch.unsplit_launch(config, program, iterations);
+  run.launches.push_back(planner::LaunchRecord{0, planner::LaunchRecord::kUnsplit, launch});
+  run.passes = 1;
+  std::vector<std::string_view> keep(in_names.begin(), in_names.end());
+  std::sort(keep.begin(), keep.end());
+  session.begin_run(keep);
+  std::optional<LaunchError> error;
+  for (std::size_t i = 0; i < in_names.size() && !error; ++i) error = session.upload(in_names[i], inputs[i]);
+  if (!error) error = session.launch(program, launch, in_names, run.output_names, slot);
+  if (!error) session.prefetch(run.output_names);
+  if (!error) error = session.sync();
+  outputs.resize(run.output_names.size());
+  for (std::size_t i = 0; i < run.output_names.size() && !error; ++i) error = session.download(run.output_names[i], outputs[i]);
+  if (error) fail(run, planner::split_error::unsplit_launch_failed(*error), std::nullopt, 0, error);
+  return run;
+}
+
+SplitRun plan_failed(ir::Diagnostic diagnostic) {
+  SplitRun run;
+  run.split = true;
+  fail(run, std::move(diagnostic));
+  return run;
+}
+
+}  // namespace
+
+SplitRun run_plan_resident(const planner::Profile& profile, const ir::Program& program, const planner::SplitPlan& plan,
+                           std::span<const Bytes> inputs, const planner::RunConfig& config, ResidentSession& session,
+                           std::vector<Bytes>& outputs, const planner::RunOptions& options) {
+  return run_plan(profile, program, plan, inputs, config, session, outputs, options, nullptr);
+}
+
+PreparedSplit prepare_split_resident(const planner::Profile& profile, const ir::Program& program) {
+  PreparedSplit p;
+  p.profile = &profile;
+  p.program = program;
+  p.split = profile.split.contains_fence(program);
+  if (!p.split) {
+    p.slots.resize(1);
+    return p;
+  }
+  ir::Result<planner::SplitPlan> plan = planner::plan_split(profile, p.program);
+  if (!plan) {
+    p.plan_error = plan.diagnostics().all().front();
+    return p;
+  }
+  p.plan = std::move(plan).value();
+  const std::size_t n = p.plan->segments.size();
+  for (std::size_t k = 0; k < n; ++k) p.labels.push_back(fmt::format("segment {} of {}", k + 1, n));
+  p.slots.resize(n);
+  return p;
+}
+
+SplitRun run_prepared_resident(PreparedSplit& prepared, std::span<const Bytes> inputs, const planner::RunConfig& config,
+                               ResidentSession& session, std::vector<Bytes>& outputs, const planner::RunOptions& options) {
+  GC_ASSERT(prepared.profile != nullptr);
+  if (!prepared.split) return run_unsplit(*prepared.profile, prepared.program, inputs, config, session, outputs, &prepared.slots[0]);
+  if (prepared.plan_error) return plan_failed(*prepared.plan_error);
+  return run_plan(*prepared.profile, prepared.program, *prepared.plan, inputs, config, session, outputs, options, &prepared);
+}
+
 SplitRun run_split_resident(const planner::Profile& profile, const ir::Program& program, std::span<const Bytes> inputs,
                             const planner::RunConfig& config, ResidentSession& session, std::vector<Bytes>& outputs,
                             const planner::RunOptions& options) {
-  if (!profile.split.contains_fence(program)) {
-    // Step 1: one launch with the caller's config, the caller's inputs bound by declaration name.
-    SplitRun run;
-    run.segment_count = 1;
-    run.output_names = profile.table.output_names(program);
-    const std::uint32_t iterations = config.fixpoint_iterations.value_or(1);
-    if (iterations == 0) {
-      fail(run, planner::split_error::zero_fixpoint());
-      return run;
-    }
-    const std::vector<std::string> in_names = profile.table.input_names(program);
-    if (inputs.size() != in_names.size()) {
-      fail(run, planner::split_error::input_count(inputs.size(), in_names));
-      return run;
-    }
-    const planner::LaunchConfig launch = profile.dispatch.unsplit_launch(config, program, iterations);
-    run.launches.push_back(planner::LaunchRecord{0, planner::LaunchRecord::kUnsplit, launch});
-    run.passes = 1;
-    std::optional<LaunchError> error;
-    for (std::size_t i = 0; i < in_names.size() && !error; ++i) error = session.upload(in_names[i], inputs[i]);
-    if (!error) error = session.launch(program, launch, in_names, run.output_names);
-    if (!error) session.prefetch(run.output_names);
-    if (!error) error = session.sync();
-    outputs.resize(run.output_names.size());
-    for (std::size_t i = 0; i < run.output_names.size() && !error; ++i) error = session.download(run.output_names[i], outputs[i]);
-    if (error) fail(run, planner::split_error::unsplit_launch_failed(*error), std::nullopt, 0, error);
-    return run;
-  }
+  if (!profile.split.contains_fence(program)) return run_unsplit(profile, program, inputs, config, session, outputs, nullptr);
   ir::Result<planner::SplitPlan> plan = planner::plan_split(profile, program);
-  if (!plan) {
-    SplitRun run;
-    run.split = true;
-    fail(run, plan.diagnostics().all().front());
-    return run;
-  }
-  return run_plan_resident(profile, program, *plan, inputs, config, session, outputs, options);
+  if (!plan) return plan_failed(plan.diagnostics().all().front());
+  return run_plan(profile, program, *plan, inputs, config, session, outputs, options, nullptr);
 }
 
 }  // namespace gridcheck::gpu

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpu/buffer_pool.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "gpu/resident_split.hpp"
 #include "gpu/vulkan_executor.hpp"
@@ -164,6 +165,37 @@ TEST_F(Gpu_Resident, ADownloadShowsWhatLaterLaunchesAndUploadsMadeOfAPrefetchedB
   EXPECT_EQ(s.submissions(), 1u);  // staging copies are not launches
 }
 
+// begin_run: a name the run does not keep is gone, and the last run's fresh buffers come back in order,
+// zero-filled over their new range (nothing of the last run's bytes survives).
+TEST_F(Gpu_Resident, ARunForgetsOtherNamesAndGetsTheLastRunsFreshBuffersZeroed) {
+  ResidentSession s(ctx(), compiler_);
+  auto writer = [](std::uint32_t from, std::uint32_t to, std::uint32_t value) {
+    Builder b({4, 1, 1});
+    auto out = b.output("out", 0, ScalarType::U32, 4);
+    return b.wrapped({b.if_(b.gid() >= b.u32(from) && b.gid() < b.u32(to), {b.store(out, b.gid(), b.u32(value))})});
+  };
+  const std::vector<std::string_view> keep_a = {"a"};
+  s.begin_run(keep_a);
+  ASSERT_FALSE(s.upload("a", bytes({1, 2, 3, 4})));
+  ASSERT_FALSE(s.upload("b", bytes({5, 6, 7, 8})));
+  ASSERT_FALSE(s.launch(writer(0, 2, 7), grid1()));
+  Bytes out;
+  ASSERT_FALSE(s.download("out", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{7, 7, 0, 0}));
+  const std::uint64_t created = ctx().buffers().stats().created;
+  s.begin_run(keep_a);
+  EXPECT_TRUE(s.has("a"));
+  EXPECT_FALSE(s.has("b"));
+  EXPECT_FALSE(s.has("out"));
+  ASSERT_FALSE(s.launch(writer(2, 4, 9), grid1()));  // the last run's `out` buffer again, zeroed
+  ASSERT_FALSE(s.download("out", out));
+  EXPECT_EQ(words(out), (std::vector<std::uint32_t>{0, 0, 9, 9}));
+  EXPECT_EQ(ctx().buffers().stats().created, created);
+  Bytes a;
+  ASSERT_FALSE(s.download("a", a));
+  EXPECT_EQ(words(a), (std::vector<std::uint32_t>{1, 2, 3, 4}));
+}
+
 // ---------------------------------------------------------------- the split, host vs resident
 
 struct Both {
@@ -253,6 +285,100 @@ TEST_F(Gpu_ResidentSplit, ATrapInTheSecondSegmentFailsTheSameWayInBothModes) {
   ASSERT_TRUE(r.resident.failure->launch_error.has_value());
   EXPECT_EQ(r.resident.failure->launch_error->kind, planner::LaunchErrorKind::Trap);
   EXPECT_EQ(r.resident.failure->launch_error->message, "divide_by_zero in invocation (2, 0, 0)");
+}
+
+// Planned once: run after run equals run_split_resident (outputs, launches, passes, failures), takes every
+// segment's kernel from its slot after the first run, and resubmits the recorded command buffer when the
+// run's buffers are the same; new input bytes are still what a run computes from.
+TEST_F(Gpu_ResidentSplit, APreparedSplitRunsLikeTheUnpreparedOneRunAfterRun) {
+  Builder b({8, 1, 1});
+  auto in = b.read("in", 0, ScalarType::U32, 32);
+  auto acc = b.read_write("acc", 1, ScalarType::U32, 32);
+  auto tmp = b.write_only("tmp", 2, ScalarType::U32, 32);
+  auto out = b.output("out", 3, ScalarType::U32, 32);
+  Program p = b.raw({
+      b.region("s0", {b.store(tmp, b.gid(), b.load(in, b.gid()) * b.u32(5) + b.load(acc, b.gid()))}),
+      b.grid_sync(),
+      b.region("s1", {b.store(acc, b.gid(), b.load(tmp, b.gid()) ^ b.load(acc, b.gid()))}),
+      b.grid_sync(),
+      b.region("s2", {b.store(out, b.gid(), b.load(acc, (b.gid() + b.u32(3)) % b.u32(32)))}),
+  });
+  for (const char* profile_name : {"vyre-0.7.2", "sound"}) {
+    const planner::Profile* profile = planner::find_profile(profile_name);
+    ASSERT_NE(profile, nullptr);
+    for (std::uint32_t iterations : {1u, 3u}) {
+      planner::RunConfig config;
+      config.fixpoint_iterations = iterations;
+      config.grid = std::array<std::uint32_t, 3>{4, 1, 1};
+      PreparedSplit prepared = prepare_split_resident(*profile, p);
+      ASSERT_TRUE(prepared.plan.has_value());
+      ResidentSession plain_session(ctx(), compiler_);
+      ResidentSession prepared_session(ctx(), compiler_);
+      for (std::uint32_t round = 0; round < 3; ++round) {
+        std::vector<std::uint32_t> in_words(32), acc_words(32);
+        for (std::uint32_t i = 0; i < 32; ++i) {
+          in_words[i] = i * 7 + round;
+          acc_words[i] = 1000 * i + round;
+        }
+        const std::vector<Bytes> inputs = {bytes(in_words), bytes(acc_words)};
+        std::vector<Bytes> plain_out, prepared_out;
+        const planner::SplitRun plain = run_split_resident(*profile, p, inputs, config, plain_session, plain_out);
+        const planner::SplitRun run = run_prepared_resident(prepared, inputs, config, prepared_session, prepared_out);
+        ASSERT_TRUE(plain.ok()) << plain.failure->diagnostic.message;
+        ASSERT_TRUE(run.ok()) << run.failure->diagnostic.message;
+        EXPECT_EQ(run.launch_count(), plain.launch_count());
+        EXPECT_EQ(run.passes, plain.passes);
+        EXPECT_EQ(run.output_names, plain.output_names);
+        EXPECT_EQ(prepared_out, plain_out) << profile_name << ", " << iterations << " iterations, round " << round;
+      }
+      EXPECT_GE(prepared_session.slot_hits(), 2 * prepared.plan->segments.size()) << profile_name;
+      if (iterations == 1) {
+        EXPECT_EQ(plain_session.slot_hits(), 0u);  // unprepared: slots last one run, one pass here
+        EXPECT_GE(prepared_session.resubmissions(), 1u) << profile_name;
+      }
+    }
+  }
+}
+
+TEST_F(Gpu_ResidentSplit, APreparedSplitFailsLikeTheUnpreparedOne) {
+  Builder b({4, 1, 1});
+  auto d = b.read("d", 0, ScalarType::I32, 4);
+  auto out = b.output("out", 1, ScalarType::I32, 4);
+  Program p = b.raw({b.region("s0", {b.store(out, b.gid(), b.load(d, b.gid()))}), b.grid_sync(),
+                     b.region("s1", {b.store(out, b.gid(), b.i32(12) / b.load(out, b.gid()))})});
+  planner::RunConfig config;
+  config.grid = std::array<std::uint32_t, 3>{1, 1, 1};
+  PreparedSplit prepared = prepare_split_resident(planner::vyre_0_7_2(), p);
+  ResidentSession plain_session(ctx(), compiler_);
+  ResidentSession prepared_session(ctx(), compiler_);
+  for (const std::vector<std::uint32_t>& d_words : {std::vector<std::uint32_t>{1, 2, 0, 3}, std::vector<std::uint32_t>{1, 2, 4, 3},
+                                                    std::vector<std::uint32_t>{0, 2, 4, 3}}) {
+    const std::vector<Bytes> inputs = {bytes(d_words)};
+    std::vector<Bytes> plain_out, prepared_out;
+    const planner::SplitRun plain = run_split_resident(planner::vyre_0_7_2(), p, inputs, config, plain_session, plain_out);
+    const planner::SplitRun run = run_prepared_resident(prepared, inputs, config, prepared_session, prepared_out);
+    ASSERT_EQ(run.ok(), plain.ok());
+    if (plain.ok()) {
+      EXPECT_EQ(prepared_out, plain_out);
+      continue;
+    }
+    EXPECT_EQ(run.failure->diagnostic.message, plain.failure->diagnostic.message);
+    EXPECT_EQ(run.failure->segment, plain.failure->segment);
+    ASSERT_TRUE(run.failure->launch_error.has_value());
+    EXPECT_EQ(run.failure->launch_error->message, plain.failure->launch_error->message);
+  }
+  // A fence-free program is one launch, prepared or not.
+  Builder c({4, 1, 1});
+  auto x = c.read_write("x", 0, ScalarType::U32, 4);
+  Program unsplit = c.wrapped({c.store(x, c.gid(), c.load(x, c.gid()) + c.u32(9))});
+  PreparedSplit one = prepare_split_resident(planner::vyre_0_7_2(), unsplit);
+  EXPECT_FALSE(one.split);
+  std::vector<Bytes> o1, o2;
+  const std::vector<Bytes> inputs = {bytes({1, 2, 3, 4})};
+  ASSERT_TRUE(run_split_resident(planner::vyre_0_7_2(), unsplit, inputs, config, plain_session, o1).ok());
+  ASSERT_TRUE(run_prepared_resident(one, inputs, config, prepared_session, o2).ok());
+  EXPECT_EQ(o2, o1);
+  EXPECT_EQ(words(o2.at(0)), (std::vector<std::uint32_t>{10, 11, 12, 13}));
 }
 
 }  // namespace

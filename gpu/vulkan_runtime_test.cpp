@@ -186,6 +186,50 @@ TEST_F(Gpu_Runtime, ABatchChainsDispatchesFillsAndCopiesInOrder) {
   EXPECT_EQ(words_of(*b), (std::vector<std::uint32_t>{31, 39, 6, 8}));
 }
 
+// An unchanged batch is submitted again as recorded (no recording, no descriptor update); a batch that
+// differs in a push word, a buffer or a buffer's range is recorded afresh. Every submission computes
+// what its own commands say.
+TEST_F(Gpu_Runtime, AnUnchangedBatchIsResubmittedAndAChangedOneRecordedAgain) {
+  const Spirv& spirv = compiled(kScale);
+  const ComputePipeline* p = *ctx().pipelines().get(spirv, {{0, 3}, 2});
+  auto a = DeviceBuffer::create(ctx(), 16);
+  auto b = DeviceBuffer::create(ctx(), 16);
+  ASSERT_TRUE(a.ok() && b.ok());
+  CommandBatch batch(ctx());
+  auto run = [&](const DeviceBuffer& dst, std::uint32_t add) {
+    a->write(bytes_of(std::vector<std::uint32_t>{1, 2, 3, 4}));
+    batch.dispatch(*p, {&*a, &dst}, {4, add}, {1, 1, 1});  // dst = 2a + add
+    batch.dispatch(*p, {&dst, &*a}, {4, 0}, {1, 1, 1});    // a = 2 dst
+    EXPECT_TRUE(batch.submit_and_wait().ok());
+  };
+  run(*b, 1);
+  EXPECT_EQ(batch.resubmissions(), 0u);
+  run(*b, 1);  // the same commands: resubmitted, and computes again from the new host write
+  EXPECT_EQ(batch.resubmissions(), 1u);
+  EXPECT_EQ(words_of(*b), (std::vector<std::uint32_t>{3, 5, 7, 9}));
+  EXPECT_EQ(words_of(*a), (std::vector<std::uint32_t>{6, 10, 14, 18}));
+  run(*b, 2);  // another push word
+  EXPECT_EQ(batch.resubmissions(), 1u);
+  EXPECT_EQ(words_of(*b), (std::vector<std::uint32_t>{4, 6, 8, 10}));
+  auto c = DeviceBuffer::create(ctx(), 16);
+  ASSERT_TRUE(c.ok());
+  run(*c, 2);  // another buffer
+  EXPECT_EQ(batch.resubmissions(), 1u);
+  EXPECT_EQ(words_of(*c), (std::vector<std::uint32_t>{4, 6, 8, 10}));
+  run(*c, 2);
+  EXPECT_EQ(batch.resubmissions(), 2u);
+  // The same Vulkan buffer moved into another object is the same buffer; a new one in its place is not.
+  DeviceBuffer moved = std::move(*c);
+  run(moved, 2);
+  EXPECT_EQ(batch.resubmissions(), 3u);
+  auto fresh = DeviceBuffer::create(ctx(), 16);
+  ASSERT_TRUE(fresh.ok());
+  moved = std::move(*fresh);
+  run(moved, 2);
+  EXPECT_EQ(batch.resubmissions(), 3u);
+  EXPECT_EQ(words_of(moved), (std::vector<std::uint32_t>{4, 6, 8, 10}));
+}
+
 TEST_F(Gpu_Runtime, PipelinesAreCachedBySpirvAndLayout) {
   const Spirv& spirv = compiled(kScale);
   const std::uint64_t misses = ctx().pipelines().misses();
