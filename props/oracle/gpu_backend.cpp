@@ -4,6 +4,7 @@
 
 #include "gpu/buffer_pool.hpp"
 #include "gpu/compute_pipeline.hpp"
+#include "gpu/glsl_compiler.hpp"
 #include "gpu/kernel.hpp"
 #include "gpu/resident_session.hpp"
 #include "gpu/resident_split.hpp"
@@ -26,9 +27,9 @@ class TimedExecutor final : public planner::Executor {
                                              const planner::LaunchConfig& config,
                                              std::vector<planner::Bytes>& outputs) override {
     const PhaseScope timed(Phase::Launch);
-    const std::uint64_t compiled_before = inner_.compiler().compile_ns();
+    const std::uint64_t compiled_before = gpu::GlslCompiler::thread_compile_ns();  // this thread's, not the other lanes'
     std::optional<planner::LaunchError> error = inner_.launch(program, inputs, config, outputs);
-    const std::uint64_t compile = inner_.compiler().compile_ns() - compiled_before;
+    const std::uint64_t compile = gpu::GlslCompiler::thread_compile_ns() - compiled_before;
     const std::uint64_t prepare = inner_.last_launch().lower_compile_ns;
     recharge(Phase::Launch, Phase::Compile, compile);
     recharge(Phase::Launch, Phase::Pipeline, prepare > compile ? prepare - compile : 0);
@@ -133,12 +134,12 @@ GpuSplitRunner GpuBackend::resident_runner() {
     {
       LaneLease lane(*this);
       const PhaseScope timed(Phase::Launch);  // resident mode: glslang and spirv-val are Compile, the rest Launch
-      const std::uint64_t compiled_before = kernels_->compiler().compile_ns();
+      const std::uint64_t compiled_before = gpu::GlslCompiler::thread_compile_ns();
       gpu::ResidentSession& session = *lane->session;
       session.clear();
       std::vector<planner::Bytes> outputs;
       run = gpu::run_split_resident(profile, program, inputs, config, session, outputs);
-      recharge(Phase::Launch, Phase::Compile, kernels_->compiler().compile_ns() - compiled_before);
+      recharge(Phase::Launch, Phase::Compile, gpu::GlslCompiler::thread_compile_ns() - compiled_before);
       if (run.ok()) run.outputs = std::move(outputs);
       session.clear();  // its buffers back to the pool
     }
