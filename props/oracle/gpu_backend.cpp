@@ -50,7 +50,7 @@ struct GpuBackend::Lane {
 /// A lane for the length of one run, and the shared hold on runs_ that keeps trim_if_full out.
 class GpuBackend::LaneLease {
  public:
-  explicit LaneLease(GpuBackend& backend) : backend_(backend), runs_(backend.runs_) {
+  explicit LaneLease(GpuBackend& backend) : backend_(backend), runs_(backend.enter_run()) {
     std::lock_guard lock(backend_.lanes_mutex_);
     if (backend_.free_lanes_.empty()) {
       auto lane = std::make_unique<Lane>();
@@ -96,6 +96,7 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   backend->kernels_ = std::make_unique<gpu::KernelStore>();
   backend->dump_glsl_ = options.dump_glsl;
   backend->lowering_fault_ = options.lowering_fault;
+  backend->max_pipelines_ = options.max_pipelines;
   return backend;
 }
 
@@ -104,10 +105,19 @@ GpuBackend::~GpuBackend() {
   kernels_.reset();
 }
 
+std::shared_lock<std::shared_mutex> GpuBackend::enter_run() {
+  const std::lock_guard gate(gate_);  // a trim waiting for runs_ holds the gate: wait for it
+  return std::shared_lock(runs_);
+}
+
 void GpuBackend::trim_if_full() {
-  if (context_->pipelines().size() <= kMaxPipelines) return;
+  if (context_->pipelines().size() <= max_pipelines_) return;
+  // The gate first: no new run starts, so the runs in flight end and the exclusive hold comes even
+  // while the other workers are busy (a reader-preferring shared_mutex alone could starve it).
+  const std::lock_guard gate(gate_);
   std::unique_lock exclusive(runs_);  // no run in flight: no kernel, pipeline or buffer is in use
-  if (context_->pipelines().size() <= kMaxPipelines) return;
+  if (context_->pipelines().size() <= max_pipelines_) return;
+  ++trims_;
   kernels_->clear_kernels();
   kernels_->compiler().clear();
   context_->pipelines().clear();
