@@ -1,8 +1,9 @@
 #!/bin/bash
 # Fuzzing throughput (issue 18, item 4): cases per second of one `gridcheck fuzz` worker per target
-# and backend, each a fixed-seed, fixed-count campaign without shrinking, with the time by phase
-# from `fuzz --json` "phases" (docs/campaigns.md, "Where the time goes") so the next bottleneck is
-# visible. One line per campaign:
+# and backend (of --gpu-jobs workers feeding the one device on the gpu and both lines), each a
+# fixed-seed, fixed-count campaign without shrinking, with the time by phase from `fuzz --json`
+# "phases" (docs/campaigns.md, "Where the time goes") so the next bottleneck is visible. One line
+# per campaign:
 #
 #   cpu sound          --profile sound --features all                    (H-cpu)
 #   cpu vyre-0.7.2     --profile vyre-0.7.2 --features benign            (H-cpu)
@@ -11,21 +12,26 @@
 #   both sound         --backend both --profile sound --features all          } devices` finds Vulkan
 #
 # Each line: cases, the median cases/s over RUNS processes (and the range), then microseconds per
-# case of every phase that takes at least 1 % (from the median run). Phases that are not timed (the
-# campaign's bookkeeping) are `other`.
+# case of every phase that takes at least 1 % (from the median run; worker time, so with --gpu-jobs
+# N > 1 it is summed over the N workers). Phases that are not timed (the campaign's bookkeeping) are
+# `other`.
 #
-#   bench/fuzz_throughput.sh [--gridcheck PATH] [--cases N] [--gpu-cases N] [--runs R] [--seed S] [--only NAME]
+#   bench/fuzz_throughput.sh [--gridcheck PATH] [--cases N] [--gpu-cases N] [--gpu-jobs J] [--runs R] [--seed S]
+#                            [--only NAME]
 #
-# Defaults: build/tools/gridcheck, 3000 cases (300 with a GPU), 3 runs, seed 5. --only runs the
-# lines whose name contains NAME ("cpu", "dag", "gpu", "both", "sound"). The machine load (uptime)
-# is printed first: on a shared machine the rates are only comparable at the same load; for a
-# repeatable cost, count instructions with `valgrind --tool=callgrind` on the same command.
+# Defaults: build/tools/gridcheck, 3000 cases (300 with a GPU), 1 GPU job (`fuzz -j J` on the gpu
+# and both lines, named `… -jJ` when J > 1; e.g. --gpu-jobs 16 on a 16-core GPU host), 3 runs,
+# seed 5. --only runs the lines whose name contains NAME ("cpu", "dag", "gpu", "both", "sound"). The
+# machine load (uptime) is printed first: on a shared machine the rates are only comparable at the
+# same load; for a repeatable cost, count instructions with `valgrind --tool=callgrind` on the same
+# command.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 gridcheck="$here/../build/tools/gridcheck"
 cases=3000
 gpu_cases=300
+gpu_jobs=1
 runs=3
 seed=5
 only=""
@@ -34,40 +40,44 @@ while [ $# -gt 0 ]; do
     --gridcheck) gridcheck="$2"; shift 2 ;;
     --cases) cases="$2"; shift 2 ;;
     --gpu-cases) gpu_cases="$2"; shift 2 ;;
+    --gpu-jobs) gpu_jobs="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "fuzz_throughput.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+[[ "$gpu_jobs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz_throughput.sh: --gpu-jobs must be a positive count" >&2; exit 2; }
 [ -x "$gridcheck" ] || { echo "missing $gridcheck: cmake --build build --target gridcheck" >&2; exit 2; }
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 lines=(
-  "cpu sound|$cases|--profile sound --features all"
-  "cpu vyre-0.7.2|$cases|--profile vyre-0.7.2 --features benign"
-  "dag|$cases|--target dag"
+  "cpu sound|$cases|1|--profile sound --features all"
+  "cpu vyre-0.7.2|$cases|1|--profile vyre-0.7.2 --features benign"
+  "dag|$cases|1|--target dag"
 )
+gpu_suffix=""
+[ "$gpu_jobs" -gt 1 ] && gpu_suffix=" -j$gpu_jobs"
 if "$gridcheck" devices --json >/dev/null 2>&1; then
-  lines+=("gpu vyre-0.7.2|$gpu_cases|--backend gpu --profile vyre-0.7.2 --features benign")
-  lines+=("both sound|$gpu_cases|--backend both --profile sound --features all")
+  lines+=("gpu vyre-0.7.2$gpu_suffix|$gpu_cases|$gpu_jobs|--backend gpu --profile vyre-0.7.2 --features benign")
+  lines+=("both sound$gpu_suffix|$gpu_cases|$gpu_jobs|--backend both --profile sound --features all")
 else
   echo "# no Vulkan device (gridcheck devices): the gpu and both lines are left out"
 fi
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load:$(uptime | sed 's/.*load average://'), seed $seed, $runs runs each"
 for line in "${lines[@]}"; do
-  IFS='|' read -r name count flags <<<"$line"
+  IFS='|' read -r name count jobs flags <<<"$line"
   if [ -n "$only" ] && [[ "$name" != *"$only"* ]]; then continue; fi
   for ((r = 0; r < runs; ++r)); do
     out="$work/out-$r"
     rm -rf "$out"
     # Exit 1 (a finding) is a normal outcome of a campaign; anything else is not.
     # shellcheck disable=SC2086
-    "$gridcheck" fuzz --json --no-shrink --seconds 0 --max-cases "$count" --seed "$seed" --jobs 1 \
+    "$gridcheck" fuzz --json --no-shrink --seconds 0 --max-cases "$count" --seed "$seed" --jobs "$jobs" \
       --out "$out" $flags >"$work/run-$r.json" 2>"$work/run-$r.err" || {
       rc=$?
       if [ "$rc" -ne 1 ]; then

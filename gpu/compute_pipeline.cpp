@@ -87,7 +87,9 @@ struct PipelineCache::Slot {
   std::optional<ir::Diagnostics> error;
 };
 
-PipelineCache::PipelineCache(VulkanContext& ctx, std::optional<std::filesystem::path> cache_dir) : ctx_(ctx) {
+PipelineCache::PipelineCache(VulkanContext& ctx, std::optional<std::filesystem::path> cache_dir,
+                             std::uint64_t max_file_bytes)
+    : ctx_(ctx), max_file_bytes_(max_file_bytes) {
   if (cache_dir) {
     const DeviceInfo& d = ctx.info();
     file_ = *cache_dir / fmt::format("pipelines-{:04x}-{:04x}.bin", d.vendor_id, d.device_id);
@@ -140,14 +142,22 @@ std::optional<std::string> PipelineCache::save() {
   VkResult r = vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, nullptr);
   std::vector<std::uint8_t> data(n);
   if (r == VK_SUCCESS && n > 0) r = vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, data.data());
-  if (r != VK_SUCCESS) return fmt::format("vkGetPipelineCacheData failed ({})", vk_result_name(r));
+  if (r != VK_SUCCESS) {
+    last_save_ = PipelineCacheSave::Failed;
+    return fmt::format("vkGetPipelineCacheData failed ({})", vk_result_name(r));
+  }
   data.resize(n);
+  std::error_code ec;
+  if (sizeof(FileHeader) + data.size() > max_file_bytes_) {  // over the cap: the next run starts over
+    std::filesystem::remove(*file_, ec);
+    last_save_ = PipelineCacheSave::OverCap;
+    return std::nullopt;
+  }
   VkPhysicalDeviceProperties props{};
   vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
   FileHeader h = header_for(props);
   h.data_bytes = data.size();
   h.data_hash = bytes_hash(data.data(), data.size());
-  std::error_code ec;
   std::filesystem::create_directories(file_->parent_path(), ec);
   const std::filesystem::path tmp =
       file_->string() + fmt::format(".tmp-{:016x}", std::random_device{}() ^ (std::uint64_t{std::random_device{}()} << 32));
@@ -157,14 +167,17 @@ std::optional<std::string> PipelineCache::save() {
     out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
     if (!out) {
       std::filesystem::remove(tmp, ec);
+      last_save_ = PipelineCacheSave::Failed;
       return fmt::format("cannot write {}", tmp.string());
     }
   }
   std::filesystem::rename(tmp, *file_, ec);
   if (ec) {
     std::filesystem::remove(tmp, ec);
+    last_save_ = PipelineCacheSave::Failed;
     return fmt::format("cannot replace {}", file_->string());
   }
+  last_save_ = PipelineCacheSave::Written;
   return std::nullopt;
 }
 

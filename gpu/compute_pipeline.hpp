@@ -12,7 +12,10 @@
 //   pipelineCacheUUID, data size, FNV-1a-64 of the data) + vkGetPipelineCacheData's bytes.
 // A file that is missing, short, corrupt (size or hash), or made by another device or driver is ignored
 // (the cache starts empty; the driver also validates its own header in the data); saving writes a new file
-// and renames it over the old one, so concurrent processes never see half a file.
+// and renames it over the old one, so concurrent processes never see half a file. The file is capped
+// (kDefaultMaxFileBytes, 64 MiB): when what would be saved (the loaded data merged with this run's) is
+// larger, nothing is written and the old file is removed, so the next run starts empty and saves only
+// what it makes itself.
 
 #include <atomic>
 #include <cstdint>
@@ -63,10 +66,23 @@ enum class PipelineCacheLoad : std::uint8_t {
 /// $XDG_CACHE_HOME/gridcheck, else $HOME/.cache/gridcheck, else none.
 std::optional<std::filesystem::path> default_pipeline_cache_dir();
 
+/// What the last save() did.
+enum class PipelineCacheSave : std::uint8_t {
+  NotYet,   ///< no save yet, or nothing new to save (or no file configured)
+  Written,  ///< the file was replaced
+  OverCap,  ///< the data exceeded the cap: nothing written, the old file removed
+  Failed,   ///< the driver or the file system failed (save() returned the reason)
+};
+
 class PipelineCache {
  public:
-  /// `cache_dir`: load the device's file from there now and save it back on save() / destruction.
-  explicit PipelineCache(VulkanContext& ctx, std::optional<std::filesystem::path> cache_dir = std::nullopt);
+  /// The largest file save() writes (header + driver data).
+  static constexpr std::uint64_t kDefaultMaxFileBytes = 64ull << 20;
+
+  /// `cache_dir`: load the device's file from there now and save it back on save() / destruction;
+  /// `max_file_bytes`: the cap on that file.
+  explicit PipelineCache(VulkanContext& ctx, std::optional<std::filesystem::path> cache_dir = std::nullopt,
+                         std::uint64_t max_file_bytes = kDefaultMaxFileBytes);
   ~PipelineCache();
   PipelineCache(const PipelineCache&) = delete;
   PipelineCache& operator=(const PipelineCache&) = delete;
@@ -87,7 +103,10 @@ class PipelineCache {
   const std::optional<std::filesystem::path>& file() const { return file_; }
   PipelineCacheLoad load_result() const { return load_result_; }
   /// Writes the file when pipelines were created since the load or the last save; an error text on failure.
+  /// Over the cap it writes nothing, removes the old file and returns nullopt (last_save() says OverCap).
   std::optional<std::string> save();
+  PipelineCacheSave last_save() const { return last_save_; }
+  std::uint64_t max_file_bytes() const { return max_file_bytes_; }
 
  private:
   struct Slot;
@@ -97,6 +116,8 @@ class PipelineCache {
   VulkanContext& ctx_;
   std::optional<std::filesystem::path> file_;
   PipelineCacheLoad load_result_ = PipelineCacheLoad::NoFile;
+  PipelineCacheSave last_save_ = PipelineCacheSave::NotYet;
+  std::uint64_t max_file_bytes_ = kDefaultMaxFileBytes;
   VkPipelineCache vk_cache_ = VK_NULL_HANDLE;
   mutable std::mutex mutex_;
   std::unordered_multimap<std::uint64_t, std::shared_ptr<Slot>> entries_;

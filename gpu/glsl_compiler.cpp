@@ -130,6 +130,12 @@ ir::Result<Spirv> compile_glsl(std::string_view glsl, std::string_view label, co
   return spirv;
 }
 
+namespace {
+thread_local std::uint64_t t_compile_ns = 0;
+}  // namespace
+
+std::uint64_t GlslCompiler::thread_compile_ns() { return t_compile_ns; }
+
 ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::string_view label) {
   const std::uint64_t key = text_hash(glsl);
   std::shared_ptr<Entry> entry;
@@ -154,8 +160,10 @@ ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::strin
   }
   const auto start = std::chrono::steady_clock::now();
   ir::Result<Spirv> spirv = compile_glsl(glsl, label, failure_dir_);
-  compile_ns_ += static_cast<std::uint64_t>(
+  const auto took = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  compile_ns_ += took;
+  t_compile_ns += took;
   ++compiles_;
   if (!spirv) {
     entry->error = spirv.diagnostics();

@@ -47,6 +47,9 @@ class GlslCompiler {
   std::uint64_t compiles() const { return compiles_.load(); }
   std::uint64_t hits() const { return hits_.load(); }
   std::uint64_t compile_ns() const { return compile_ns_.load(); }  ///< total time spent in glslang + spirv-val
+  /// The calling thread's time in glslang + spirv-val so far, over every GlslCompiler (a thread's own
+  /// share of compile_ns(), for per-thread phase timing while other threads compile too).
+  static std::uint64_t thread_compile_ns();
   const std::filesystem::path& failure_dir() const { return failure_dir_; }
   std::size_t size();
   /// Forgets every kept SPIR-V: only while no other thread compiles and no pointer compile() gave is used.

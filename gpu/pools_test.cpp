@@ -226,5 +226,20 @@ TEST_F(Gpu_PipelineCacheFile, ACorruptFileIsIgnoredAndPipelinesStillWork) {
   rewrite("");
 }
 
+TEST_F(Gpu_PipelineCacheFile, AFileOverTheCapIsNotWrittenAndTheOldOneIsRemoved) {
+  const std::filesystem::path file = write_cache();  // the default cap: written
+  EXPECT_LE(std::filesystem::file_size(file), PipelineCache::kDefaultMaxFileBytes);
+  // A cap one byte below the file loaded: the merged data (that file's and a new pipeline's) is over it.
+  const std::uint64_t loaded = std::filesystem::file_size(file);
+  PipelineCache capped(ctx(), dir_, loaded - 1);  // one byte short of what it would write
+  EXPECT_EQ(capped.load_result(), PipelineCacheLoad::Loaded);
+  EXPECT_TRUE(capped.get(spirv(), {{0}, 0}));  // something new to save
+  EXPECT_EQ(capped.save(), std::nullopt);
+  EXPECT_EQ(capped.last_save(), PipelineCacheSave::OverCap);
+  EXPECT_FALSE(std::filesystem::exists(file));  // the next run starts over
+  PipelineCache next(ctx(), dir_);
+  EXPECT_EQ(next.load_result(), PipelineCacheLoad::NoFile);
+}
+
 }  // namespace
 }  // namespace gridcheck::gpu

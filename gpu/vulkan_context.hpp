@@ -103,6 +103,9 @@ class VulkanContext {
   VkDevice device() const { return device_; }
   VkQueue queue() const { return queue_; }
   std::uint32_t queue_family() const { return info_.compute_queue_family; }
+  /// A command pool of the context's own, for one-off single-threaded use (tests, benchmarks): a
+  /// command pool needs external synchronisation, so code that may run on several threads records
+  /// through a CommandBatch (a pool per batch) instead.
   VkCommandPool command_pool() const { return command_pool_; }
   const DeviceInfo& info() const { return info_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }

@@ -174,7 +174,6 @@ int run_fuzz(const FuzzArgs& args) {
     options.command += " --target dag";
   }
 
-  if (options.oracle.gpu) options.jobs = 1;  // one device queue
   std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s%s, features %s, %u job%s, %s\n",
                static_cast<unsigned long long>(options.seed), options.shard_index, options.shard_count,
                profile_list.c_str(), gpu ? (", H-gpu on " + gpu->device_name()).c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
@@ -295,7 +294,7 @@ void register_fuzz(CLI::App& root, int& exit_code) {
   cmd->add_option("--features", args->features,
                   "generator features that may be switched on: comma-separated names, or all (default), benign, "
                   "divergence, read left to right; -NAME removes one (all,-loop_start)");
-  cmd->add_option("--jobs,-j", args->jobs, "worker threads (0 = one per core; default 1; with H-gpu always 1, one device queue: run --shard processes instead)");
+  cmd->add_option("--jobs,-j", args->jobs, "worker threads (0 = one per core; default 1); with H-gpu they feed the one device, each on a lane of its own");
   cmd->add_option("--shard", args->shard, "I/N: take case indices i with i % N == I of the seed space (default 0/1)");
   cmd->add_option("--out", args->out,
                   "directory for failures (shrunk cases, unshrunk originals), the resume state of each shard and its "

@@ -70,7 +70,7 @@ class Campaign {
   CampaignResult run() {
     if (!options_.out_dir.empty() && !open_out_dir()) return std::move(result_);
     start_ = Clock::now();
-    const unsigned jobs = options_.oracle.gpu ? 1u : std::max(1u, options_.jobs);
+    const unsigned jobs = std::max(1u, options_.jobs);  // H-gpu too: its lanes let N workers feed one device
     std::vector<std::thread> workers;
     for (unsigned j = 0; j < jobs; ++j) workers.emplace_back([this] { work(); });
     while (!done_.load()) {
@@ -124,10 +124,12 @@ class Campaign {
 
   void work_cases() {
     while (!done_.load()) {
-      if (options_.max_cases != 0 && next_.load() >= resumed_next_ + options_.max_cases) break;
       std::uint64_t k = 0;
       {
+        // The budget check and the hand-out under one lock: with several workers exactly the indices
+        // below the budget run, so a --max-cases campaign checks the same cases with any -j.
         std::lock_guard lock(mutex_);
+        if (options_.max_cases != 0 && next_.load() >= resumed_next_ + options_.max_cases) break;
         k = next_.fetch_add(1);
         unfinished_.insert(k);
       }

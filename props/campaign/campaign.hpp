@@ -53,7 +53,7 @@ struct CampaignOptions {
     o.limits.fuel = ir::kCampaignFuel;
     return o;
   }();
-  unsigned jobs = 1;               ///< worker threads (H-gpu runs force 1)
+  unsigned jobs = 1;               ///< worker threads (H-gpu too: each run takes a lane of the GpuBackend)
   std::uint32_t shard_index = 0;   ///< this shard takes case indices i with i % shard_count == shard_index
   std::uint32_t shard_count = 1;
   std::string out_dir;             ///< where failures and the resume state go; empty = nowhere

@@ -4,6 +4,7 @@
 
 #include "gpu/buffer_pool.hpp"
 #include "gpu/compute_pipeline.hpp"
+#include "gpu/glsl_compiler.hpp"
 #include "gpu/kernel.hpp"
 #include "gpu/resident_session.hpp"
 #include "gpu/resident_split.hpp"
@@ -26,9 +27,9 @@ class TimedExecutor final : public planner::Executor {
                                              const planner::LaunchConfig& config,
                                              std::vector<planner::Bytes>& outputs) override {
     const PhaseScope timed(Phase::Launch);
-    const std::uint64_t compiled_before = inner_.compiler().compile_ns();
+    const std::uint64_t compiled_before = gpu::GlslCompiler::thread_compile_ns();  // this thread's, not the other lanes'
     std::optional<planner::LaunchError> error = inner_.launch(program, inputs, config, outputs);
-    const std::uint64_t compile = inner_.compiler().compile_ns() - compiled_before;
+    const std::uint64_t compile = gpu::GlslCompiler::thread_compile_ns() - compiled_before;
     const std::uint64_t prepare = inner_.last_launch().lower_compile_ns;
     recharge(Phase::Launch, Phase::Compile, compile);
     recharge(Phase::Launch, Phase::Pipeline, prepare > compile ? prepare - compile : 0);
@@ -49,7 +50,7 @@ struct GpuBackend::Lane {
 /// A lane for the length of one run, and the shared hold on runs_ that keeps trim_if_full out.
 class GpuBackend::LaneLease {
  public:
-  explicit LaneLease(GpuBackend& backend) : backend_(backend), runs_(backend.runs_) {
+  explicit LaneLease(GpuBackend& backend) : backend_(backend), runs_(backend.enter_run()) {
     std::lock_guard lock(backend_.lanes_mutex_);
     if (backend_.free_lanes_.empty()) {
       auto lane = std::make_unique<Lane>();
@@ -95,6 +96,7 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   backend->kernels_ = std::make_unique<gpu::KernelStore>();
   backend->dump_glsl_ = options.dump_glsl;
   backend->lowering_fault_ = options.lowering_fault;
+  backend->max_pipelines_ = options.max_pipelines;
   return backend;
 }
 
@@ -103,10 +105,19 @@ GpuBackend::~GpuBackend() {
   kernels_.reset();
 }
 
+std::shared_lock<std::shared_mutex> GpuBackend::enter_run() {
+  const std::lock_guard gate(gate_);  // a trim waiting for runs_ holds the gate: wait for it
+  return std::shared_lock(runs_);
+}
+
 void GpuBackend::trim_if_full() {
-  if (context_->pipelines().size() <= kMaxPipelines) return;
+  if (context_->pipelines().size() <= max_pipelines_) return;
+  // The gate first: no new run starts, so the runs in flight end and the exclusive hold comes even
+  // while the other workers are busy (a reader-preferring shared_mutex alone could starve it).
+  const std::lock_guard gate(gate_);
   std::unique_lock exclusive(runs_);  // no run in flight: no kernel, pipeline or buffer is in use
-  if (context_->pipelines().size() <= kMaxPipelines) return;
+  if (context_->pipelines().size() <= max_pipelines_) return;
+  ++trims_;
   kernels_->clear_kernels();
   kernels_->compiler().clear();
   context_->pipelines().clear();
@@ -133,12 +144,12 @@ GpuSplitRunner GpuBackend::resident_runner() {
     {
       LaneLease lane(*this);
       const PhaseScope timed(Phase::Launch);  // resident mode: glslang and spirv-val are Compile, the rest Launch
-      const std::uint64_t compiled_before = kernels_->compiler().compile_ns();
+      const std::uint64_t compiled_before = gpu::GlslCompiler::thread_compile_ns();
       gpu::ResidentSession& session = *lane->session;
       session.clear();
       std::vector<planner::Bytes> outputs;
       run = gpu::run_split_resident(profile, program, inputs, config, session, outputs);
-      recharge(Phase::Launch, Phase::Compile, kernels_->compiler().compile_ns() - compiled_before);
+      recharge(Phase::Launch, Phase::Compile, gpu::GlslCompiler::thread_compile_ns() - compiled_before);
       if (run.ok()) run.outputs = std::move(outputs);
       session.clear();  // its buffers back to the pool
     }

@@ -10,10 +10,13 @@
 // serialised (VulkanContext::submit). All lanes share one KernelStore (compile cache, validation
 // verdicts, prepared kernels), the context's PipelineCache (and its VkPipelineCache file) and its
 // BufferPool, so host and resident mode compile and create each segment's pipeline once.
-// Caches grow with the distinct shaders seen; past kMaxPipelines pipelines the backend waits until no
-// run is in flight and starts them over (the VkPipelineCache is kept).
+// Caches grow with the distinct shaders seen; past max_pipelines pipelines the backend waits until no
+// run is in flight and starts them over (the VkPipelineCache is kept). A trim that waits closes the
+// door to new runs first, so N busy workers cannot starve it (they wait for it, briefly, instead).
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -46,11 +49,13 @@ struct GpuBackendOptions {
   /// A deliberate lowering bug in both modes, tests only (gpu/glsl_lowering.hpp LoweringFault; the CLI
   /// reads it from $GRIDCHECK_TEST_GPU_FAULT).
   gpu::LoweringFault lowering_fault = gpu::LoweringFault::None;
+  /// Pipelines kept before the caches start over (GpuBackend::kMaxPipelines; tests use a small one).
+  std::size_t max_pipelines = 4096;  // = GpuBackend::kMaxPipelines
 };
 
 class GpuBackend {
  public:
-  /// Pipelines kept before the caches start over.
+  /// Pipelines kept before the caches start over, by default.
   static constexpr std::size_t kMaxPipelines = 4096;
 
   /// Opens the device; K### diagnostics when there is no usable Vulkan device.
@@ -71,6 +76,8 @@ class GpuBackend {
   std::size_t validation_messages() const;
   /// Lanes made so far (at most the number of runs that were ever in flight at once).
   std::size_t lanes() const;
+  /// How often the caches were started over (max_pipelines).
+  std::uint64_t trims() const { return trims_.load(); }
   /// One line of per-phase figures: compiles (glslang + spirv-val) and their time, compile-cache hits,
   /// pipelines created and their time, pipeline-cache hits, kernel-cache hits, submissions and their
   /// time to the fence, buffers created and reused, lanes, the pipeline cache file's state.
@@ -90,8 +97,10 @@ class GpuBackend {
   struct Lane;
   class LaneLease;
   GpuBackend();
-  /// Starts the caches over when they hold more than kMaxPipelines pipelines (waits for runs in flight).
+  /// Starts the caches over when they hold more than max_pipelines_ pipelines (waits for runs in flight).
   void trim_if_full();
+  /// The shared hold on runs_ for one run, taken through gate_ (not while a trim waits).
+  std::shared_lock<std::shared_mutex> enter_run();
 
   std::unique_ptr<gpu::VulkanContext> context_;
   std::unique_ptr<gpu::KernelStore> kernels_;
@@ -99,8 +108,11 @@ class GpuBackend {
   mutable std::mutex lanes_mutex_;
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::vector<Lane*> free_lanes_;
+  std::mutex gate_;         ///< passed by every run on its way in, held by trim_if_full while it waits
   std::shared_mutex runs_;  ///< held shared by every run, exclusively by trim_if_full
   gpu::LoweringFault lowering_fault_ = gpu::LoweringFault::None;
+  std::size_t max_pipelines_ = kMaxPipelines;
+  std::atomic<std::uint64_t> trims_{0};
 };
 
 }  // namespace gridcheck::props
