@@ -164,8 +164,8 @@ std::size_t wave_capacity_of(const detail::CsrBuffers<Index>& b) {
 // Steps 4-8 of the contract (docs/vyre-0.7.2.md §7.1) on a reserved scratch, wave_count > 0 and at
 // least one dependency. Counts cannot overflow Index: they are bounded by the dependency count,
 // which the caller checked against Index's range.
-constexpr std::size_t kOffsetLookahead = 16;
-constexpr std::size_t kTargetLookahead = 8;
+constexpr std::size_t kOffsetLookahead = 32;
+constexpr std::size_t kTargetLookahead = 16;
 
 template <typename Index>
 Expected<BarrierPlan, MegakernelError> plan_layers(std::size_t wave_count, std::span<const WaveDependency> deps,
