@@ -62,10 +62,11 @@ std::uint64_t Engine::state_bytes(const CompiledProgram& program, Grid grid) {
 }
 
 Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
-               Grid grid, std::span<Bytes> storage, RunResult& result)
+               UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result)
     : prog_(program),
       opts_(options),
       observers_(observers),
+      uninit_(uninit),
       result_(result),
       grid_(grid),
       workgroups_(grid[0] * grid[1] * grid[2]),
@@ -90,6 +91,7 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
     const CompiledBuffer& cb = prog_.buffers[b];
     if (cb.workgroup) {
       views_[b].count = cb.declared_count;
+      views_[b].shadow_offset = cb.workgroup_offset;
     } else {
       Bytes& bytes = storage[cb.storage_index];
       views_[b] = View{bytes.data(), static_cast<std::uint32_t>(bytes.size() / 4)};
@@ -175,6 +177,7 @@ bool Engine::launch(std::uint32_t index) {
   grid_trace_.clear();
   std::fill(record_grid_.begin(), record_grid_.end(), 0u);
   for (Observer* o : observers_) o->on_launch_begin(ctx_);
+  if (uninit_ != nullptr) uninit_->begin_launch(ctx_);
 
   std::uint32_t fence_index = 0;
   for (bool first = true;; first = false) {
@@ -316,11 +319,19 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
   wg_at_fence_ = 0;
   const bool observed = !observers_.empty();
   for (Observer* o : observers_) o->on_workgroup_enter(workgroup);
+  if (uninit_ != nullptr) {
+    uninit_->enter_workgroup(workgroup);
+    wg_shadow_ = uninit_->shadow(workgroup);
+  }
 
   for (;;) {
     const bool identity = orders_.is_identity();
     if (!identity) orders_.next(lane_order_, lanes_);
-    const bool going = observed ? run_lanes<true>(workgroup, base, identity) : run_lanes<false>(workgroup, base, identity);
+    const bool going = uninit_ != nullptr
+                           ? (observed ? run_lanes<true, true>(workgroup, base, identity)
+                                       : run_lanes<false, true>(workgroup, base, identity))
+                           : (observed ? run_lanes<true, false>(workgroup, base, identity)
+                                       : run_lanes<false, false>(workgroup, base, identity));
     if (!going) return false;
     if (wg_at_barrier_ == 0) break;
     // Every non-finished invocation waits at the same workgroup barrier: release it.
@@ -346,7 +357,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 // the budget is checked where a run can go on for ever — at each loop back-edge and when an
 // invocation starts — so straight-line code pays no branch for it.
 // Handlers are listed in the order of enum Op.
-template <bool kObserved>
+template <bool kObserved, bool kUninit>
 bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity) {
   static constexpr void* kHandlers[] = {
       &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext, &&op_Add,    &&op_Sub,     &&op_Mul,
@@ -361,6 +372,7 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
 
   const Instr* const code = prog_.code.data();
   View* const views = views_.data();
+  [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
   std::int64_t fuel = fuel_;
   std::uint32_t* r = nullptr;
   std::uint32_t pc = 0, slot = 0, local = 0;
@@ -517,6 +529,13 @@ op_LoadF32 : {
                : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
                                         : ir::scalar::f32_canonical(w);
     if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w);
+    if constexpr (kUninit) {
+      if (v.shadow_offset != kNoShadow) {
+        const std::uint32_t word = v.shadow_offset + i;
+        if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]
+          uninit_->report(Access{in->a, i, pc, workgroup, local, w, w, false});
+      }
+    }
   } else {
     r[in->d] = 0;
     out_of_bounds(AccessKind::Load, in->a, i, pc, workgroup, local);
@@ -534,6 +553,12 @@ op_Store : {
       notify(AccessKind::Store, in->a, i, r[in->c], before);
     } else {
       write_word(p, r[in->c]);
+    }
+    if constexpr (kUninit) {
+      if (v.shadow_offset != kNoShadow) {
+        const std::uint32_t word = v.shadow_offset + i;
+        shadow[word / 64] |= std::uint64_t{1} << (word % 64);
+      }
     }
   } else {
     out_of_bounds(AccessKind::Store, in->a, i, pc, workgroup, local);

@@ -172,9 +172,8 @@ RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Gri
   std::unique_ptr<UninitDetector> uninit;
   if (checks_uninit(program, options)) {
     uninit = std::make_unique<UninitDetector>(program);
-    observers.push_back(uninit.get());
   }
-  Engine engine(program, options, observers, grid, buffers, result);
+  Engine engine(program, options, observers, uninit.get(), grid, buffers, result);
   engine.run(fixpoint);
   if (races) {
     result.races = races->take_reports();
