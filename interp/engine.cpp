@@ -334,13 +334,13 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
                                        : run_lanes<false, false>(workgroup, base, identity));
     if (!going) return false;
     if (wg_at_barrier_ == 0) break;
-    // Every non-finished invocation waits at the same workgroup barrier: release it.
-    for (std::uint32_t l = 0; l < lanes_; ++l) {
-      if (status_[base + l] == Status::AtBarrier) {
-        status_[base + l] = Status::Ready;
-        record_wg_[base + l] = 0;
-      }
-    }
+    // Every non-finished invocation waits at the same workgroup barrier (a lane at a grid_sync
+    // would have been a divergence on arrival): release it. Branch-free; the record counters of
+    // finished lanes are never read again in this launch, so all of them restart.
+    Status* const status = status_.data() + base;
+    for (std::uint32_t l = 0; l < lanes_; ++l)
+      status[l] = status[l] == Status::AtBarrier ? Status::Ready : status[l];
+    std::fill_n(record_wg_.begin() + base, lanes_, 0u);
     wg_trace_.clear();
     wg_at_barrier_ = 0;
     for (Observer* o : observers_) o->on_barrier_release(workgroup, wg_barrier_pc_);
@@ -373,6 +373,18 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
   const Instr* const code = prog_.code.data();
   View* const views = views_.data();
   [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
+  // The engine's arrays and the barrier bookkeeping in locals: a store through a buffer pointer
+  // (memcpy) may alias any member, so members would be reloaded after every store. The bookkeeping
+  // goes back to the members around on_stop, which reads and writes it, and on leaving.
+  std::uint32_t* const frames = frames_.data();
+  const std::size_t frame_words = frame_words_;
+  Status* const status = status_.data();
+  std::uint32_t* const pcs = pc_.data();
+  const std::uint32_t* const lane_order = lane_order_.data();
+  std::uint32_t* const alive = alive_.data() + base / lanes_;
+  const std::uint32_t lanes = lanes_;
+  std::uint32_t at_barrier = wg_at_barrier_, barrier_pc = wg_barrier_pc_, barrier_local = wg_barrier_local_;
+  std::uint32_t at_fence = wg_at_fence_;
   std::int64_t fuel = fuel_;
   std::uint32_t* r = nullptr;
   std::uint32_t pc = 0, slot = 0, local = 0;
@@ -409,12 +421,12 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
     GC_NEXT();                                   \
   }
 
-  for (std::uint32_t i = 0; i < lanes_; ++i) {
-  local = identity ? i : lane_order_[i];
+  for (std::uint32_t i = 0; i < lanes; ++i) {
+  local = identity ? i : lane_order[i];
   slot = base + local;
-  if (status_[slot] != Status::Ready) continue;
-  r = frame(slot);
-  pc = pc_[slot];
+  if (status[slot] != Status::Ready) continue;
+  r = frames + slot * frame_words;
+  pc = pcs[slot];
   fuel -= kInvocationSwitchSteps;  // starting or resuming an invocation costs about this many instructions
   if (fuel <= 0) goto no_fuel;
   GC_DISPATCH();
@@ -583,15 +595,20 @@ op_Atomic : {
   }
   GC_NEXT();
 }
-op_RecordIf:
-  if (!record(static_cast<RecordScope>(in->sub), pc, r[in->a] != 0 ? 1u : 0u, slot, workgroup, local)) {
+op_RecordIf : {
+  const auto scope = static_cast<RecordScope>(in->sub);
+  const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;
+  if (!record_agrees(scope, pc, value, slot) && !record(scope, pc, value, slot, workgroup, local)) {
     stop = Stop::Divergence;
     goto done;
   }
   GC_NEXT();
+}
 op_RecordLoop : {
+  const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t from = r[in->a], to = r[in->b];
-  if (!record(static_cast<RecordScope>(in->sub), pc, to > from ? to - from : 0u, slot, workgroup, local)) {
+  const std::uint32_t value = to > from ? to - from : 0u;
+  if (!record_agrees(scope, pc, value, slot) && !record(scope, pc, value, slot, workgroup, local)) {
     stop = Stop::Divergence;
     goto done;
   }
@@ -599,13 +616,13 @@ op_RecordLoop : {
 }
 op_Barrier:
   // Fast path of on_stop: the first arrival, or one more at the same barrier.
-  if (wg_at_fence_ == 0 && (wg_at_barrier_ == 0 || wg_barrier_pc_ == pc)) {
-    if (wg_at_barrier_++ == 0) {
-      wg_barrier_pc_ = pc;
-      wg_barrier_local_ = local;
+  if (at_fence == 0 && (at_barrier == 0 || barrier_pc == pc)) {
+    if (at_barrier++ == 0) {
+      barrier_pc = pc;
+      barrier_local = local;
     }
-    status_[slot] = Status::AtBarrier;
-    pc_[slot] = pc + 1;
+    status[slot] = Status::AtBarrier;
+    pcs[slot] = pc + 1;
     continue;
   }
   ++pc;
@@ -616,9 +633,9 @@ op_Fence:
   stop = Stop::Fence;
   goto done;
 op_Return:
-  status_[slot] = Status::Finished;
-  --alive_[slot / lanes_];
-  pc_[slot] = pc;
+  status[slot] = Status::Finished;
+  --*alive;
+  pcs[slot] = pc;
   continue;
 op_Trap:
   trap(ir::TrapKind::TrapStatement, pc, workgroup, local, "the program executed a trap statement");
@@ -628,15 +645,25 @@ no_fuel:
   if (refuel(fuel)) GC_DISPATCH();  // the next chunk of a budget with a deadline: go on at pc
   stop = Stop::OutOfFuel;
 done:
-  pc_[slot] = pc;
+  pcs[slot] = pc;
+  wg_at_barrier_ = at_barrier;
+  wg_barrier_pc_ = barrier_pc;
+  wg_barrier_local_ = barrier_local;
   if (!on_stop(stop, slot, workgroup, local)) {
     fuel_ = fuel;
     return false;
   }
+  at_barrier = wg_at_barrier_;
+  barrier_pc = wg_barrier_pc_;
+  barrier_local = wg_barrier_local_;
+  at_fence = wg_at_fence_;
   }  // for each lane
 #undef GC_BINARY
 #undef GC_NEXT
 #undef GC_DISPATCH
+  wg_at_barrier_ = at_barrier;
+  wg_barrier_pc_ = barrier_pc;
+  wg_barrier_local_ = barrier_local;
   fuel_ = fuel;
   return true;
 }

@@ -83,6 +83,16 @@ class Engine {
 
   bool record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot, std::uint32_t workgroup,
               std::uint32_t local);
+  /// record's common case, inline: the invocation's next record is already in the trace and
+  /// agrees (counted); false means record decides (a first record, or a divergence).
+  bool record_agrees(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot) {
+    const bool grid = scope == RecordScope::Grid;
+    const std::vector<TraceEntry>& trace = grid ? grid_trace_ : wg_trace_;
+    std::uint32_t& k = grid ? record_grid_[slot] : record_wg_[slot];
+    if (k >= trace.size() || trace[k].pc != pc || trace[k].value != value) return false;
+    ++k;
+    return true;
+  }
   void trap(ir::TrapKind kind, std::uint32_t pc, std::uint32_t workgroup, std::uint32_t local, std::string message);
   void diverge(DivergenceKind kind, bool grid_scope, std::uint32_t pc_a, std::uint32_t wg_a, std::uint32_t local_a,
                std::uint32_t pc_b, std::uint32_t wg_b, std::uint32_t local_b, std::string message);
