@@ -391,16 +391,11 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
   const Instr* in = nullptr;
   Stop stop = Stop::Finished;
 
-  [[maybe_unused]] auto notify = [&](AccessKind kind, std::uint32_t buffer, std::uint32_t element,
-                                     std::uint32_t value, std::uint32_t previous, bool cas_failed = false) {
-    const Access a{buffer, element, pc, workgroup, local, value, previous, cas_failed};
-    for (Observer* o : observers_) {
-      switch (kind) {
-        case AccessKind::Load: o->on_load(a); break;
-        case AccessKind::Store: o->on_store(a); break;
-        case AccessKind::Atomic: o->on_atomic(a); break;
-      }
-    }
+  // Out of line, with the values passed: the loop's locals stay in registers around the call.
+  [[maybe_unused]] auto notify = [this, workgroup](AccessKind kind, std::uint32_t buffer, std::uint32_t element,
+                                                   std::uint32_t value, std::uint32_t previous, std::uint32_t at,
+                                                   std::uint32_t lane, bool cas_failed = false) {
+    notify_access(kind, Access{buffer, element, at, workgroup, lane, value, previous, cas_failed});
   };
 
 #define GC_DISPATCH()                          \
@@ -540,7 +535,7 @@ op_LoadF32 : {
     r[in->d] = in->op == Op::Load       ? w
                : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
                                         : ir::scalar::f32_canonical(w);
-    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w);
+    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc, local);
     if constexpr (kUninit) {
       if (v.shadow_offset != kNoShadow) {
         const std::uint32_t word = v.shadow_offset + i;
@@ -562,7 +557,7 @@ op_Store : {
     if constexpr (kObserved) {
       const std::uint32_t before = read_word(p);
       write_word(p, r[in->c]);
-      notify(AccessKind::Store, in->a, i, r[in->c], before);
+      notify(AccessKind::Store, in->a, i, r[in->c], before, pc, local);
     } else {
       write_word(p, r[in->c]);
     }
@@ -588,7 +583,7 @@ op_Atomic : {
         static_cast<ir::AtomicOp>(in->sub) == ir::AtomicOp::CompareExchange && old != r[in->e];
     write_word(p, res.stored);
     r[in->d] = old;
-    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, cas_failed);
+    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, pc, local, cas_failed);
   } else {
     r[in->d] = 0;
     out_of_bounds(AccessKind::Atomic, in->a, i, pc, workgroup, local);
@@ -666,6 +661,16 @@ done:
   wg_barrier_local_ = barrier_local;
   fuel_ = fuel;
   return true;
+}
+
+void Engine::notify_access(AccessKind kind, const Access& a) {
+  for (Observer* o : observers_) {
+    switch (kind) {
+      case AccessKind::Load: o->on_load(a); break;
+      case AccessKind::Store: o->on_store(a); break;
+      case AccessKind::Atomic: o->on_atomic(a); break;
+    }
+  }
 }
 
 bool Engine::record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot,

@@ -81,6 +81,8 @@ class Engine {
   /// checks the deadline. True when the loop may go on.
   bool refuel(std::int64_t& fuel);
 
+  /// Every observer's on_load / on_store / on_atomic.
+  [[gnu::noinline]] void notify_access(AccessKind kind, const Access& a);
   bool record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot, std::uint32_t workgroup,
               std::uint32_t local);
   /// record's common case, inline: the invocation's next record is already in the trace and
