@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "interp/compiled_program.hpp"
+#include "interp/race_detector.hpp"
 #include "ir/scalar_semantics.hpp"
 #include "ir/walk.hpp"
 
@@ -70,6 +71,7 @@ class Compiler {
     emit({Op::Return});
     out_.frame_words = temp_base_ + temp_max_;
     if (diags_.has_errors()) return std::move(diags_);
+    out_.race_sites = index_race_sites(out_);
     return std::move(out_);
   }
 

@@ -133,6 +133,16 @@ inline constexpr std::uint32_t kSlotNumWorkgroups = 9;
 inline constexpr std::uint32_t kSlotWorkgroupSize = 12;
 inline constexpr std::uint32_t kFirstConstSlot = 15;
 
+/// What the race detector needs of a program, computed once by compile (index_race_sites,
+/// race_detector.hpp) instead of per run.
+struct RaceSites {
+  /// Per instruction: the site of an access (loads, stores, atomics; the copies of an unrolled
+  /// loop body share their IR node's), 0xFFFF for other instructions or past 0xFFFE sites.
+  std::vector<std::uint16_t> site_of_pc;
+  std::vector<std::uint32_t> pc_of_site;  ///< each site's first instruction
+  std::vector<bool> written;              ///< per buffer: stored to or updated atomically
+};
+
 struct CompiledProgram {
   std::vector<Instr> code;
   std::vector<Origin> origins;                ///< parallel to `code`
@@ -151,6 +161,8 @@ struct CompiledProgram {
   std::uint32_t storage_buffer_count = 0;
   bool has_fence = false;
   bool has_barrier = false;
+  /// Filled by compile; a program assembled otherwise leaves it empty and the detector indexes it.
+  RaceSites race_sites;
 
   std::uint32_t invocations_per_workgroup() const {
     return workgroup_size[0] * workgroup_size[1] * workgroup_size[2];

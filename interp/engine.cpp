@@ -62,10 +62,11 @@ std::uint64_t Engine::state_bytes(const CompiledProgram& program, Grid grid) {
 }
 
 Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
-               Grid grid, std::span<Bytes> storage, RunResult& result)
+               UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result)
     : prog_(program),
       opts_(options),
       observers_(observers),
+      uninit_(uninit),
       result_(result),
       grid_(grid),
       workgroups_(grid[0] * grid[1] * grid[2]),
@@ -90,6 +91,7 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
     const CompiledBuffer& cb = prog_.buffers[b];
     if (cb.workgroup) {
       views_[b].count = cb.declared_count;
+      views_[b].shadow_offset = cb.workgroup_offset;
     } else {
       Bytes& bytes = storage[cb.storage_index];
       views_[b] = View{bytes.data(), static_cast<std::uint32_t>(bytes.size() / 4)};
@@ -175,6 +177,7 @@ bool Engine::launch(std::uint32_t index) {
   grid_trace_.clear();
   std::fill(record_grid_.begin(), record_grid_.end(), 0u);
   for (Observer* o : observers_) o->on_launch_begin(ctx_);
+  if (uninit_ != nullptr) uninit_->begin_launch(ctx_);
 
   std::uint32_t fence_index = 0;
   for (bool first = true;; first = false) {
@@ -316,20 +319,28 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
   wg_at_fence_ = 0;
   const bool observed = !observers_.empty();
   for (Observer* o : observers_) o->on_workgroup_enter(workgroup);
+  if (uninit_ != nullptr) {
+    uninit_->enter_workgroup(workgroup);
+    wg_shadow_ = uninit_->shadow(workgroup);
+  }
 
   for (;;) {
     const bool identity = orders_.is_identity();
     if (!identity) orders_.next(lane_order_, lanes_);
-    const bool going = observed ? run_lanes<true>(workgroup, base, identity) : run_lanes<false>(workgroup, base, identity);
+    const bool going = uninit_ != nullptr
+                           ? (observed ? run_lanes<true, true>(workgroup, base, identity)
+                                       : run_lanes<false, true>(workgroup, base, identity))
+                           : (observed ? run_lanes<true, false>(workgroup, base, identity)
+                                       : run_lanes<false, false>(workgroup, base, identity));
     if (!going) return false;
     if (wg_at_barrier_ == 0) break;
-    // Every non-finished invocation waits at the same workgroup barrier: release it.
-    for (std::uint32_t l = 0; l < lanes_; ++l) {
-      if (status_[base + l] == Status::AtBarrier) {
-        status_[base + l] = Status::Ready;
-        record_wg_[base + l] = 0;
-      }
-    }
+    // Every non-finished invocation waits at the same workgroup barrier (a lane at a grid_sync
+    // would have been a divergence on arrival): release it. Branch-free; the record counters of
+    // finished lanes are never read again in this launch, so all of them restart.
+    Status* const status = status_.data() + base;
+    for (std::uint32_t l = 0; l < lanes_; ++l)
+      status[l] = status[l] == Status::AtBarrier ? Status::Ready : status[l];
+    std::fill_n(record_wg_.begin() + base, lanes_, 0u);
     wg_trace_.clear();
     wg_at_barrier_ = 0;
     for (Observer* o : observers_) o->on_barrier_release(workgroup, wg_barrier_pc_);
@@ -346,7 +357,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 // the budget is checked where a run can go on for ever — at each loop back-edge and when an
 // invocation starts — so straight-line code pays no branch for it.
 // Handlers are listed in the order of enum Op.
-template <bool kObserved>
+template <bool kObserved, bool kUninit>
 bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity) {
   static constexpr void* kHandlers[] = {
       &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext, &&op_Add,    &&op_Sub,     &&op_Mul,
@@ -361,22 +372,30 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
 
   const Instr* const code = prog_.code.data();
   View* const views = views_.data();
+  [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
+  // The engine's arrays and the barrier bookkeeping in locals: a store through a buffer pointer
+  // (memcpy) may alias any member, so members would be reloaded after every store. The bookkeeping
+  // goes back to the members around on_stop, which reads and writes it, and on leaving.
+  std::uint32_t* const frames = frames_.data();
+  const std::size_t frame_words = frame_words_;
+  Status* const status = status_.data();
+  std::uint32_t* const pcs = pc_.data();
+  const std::uint32_t* const lane_order = lane_order_.data();
+  std::uint32_t* const alive = alive_.data() + base / lanes_;
+  const std::uint32_t lanes = lanes_;
+  std::uint32_t at_barrier = wg_at_barrier_, barrier_pc = wg_barrier_pc_, barrier_local = wg_barrier_local_;
+  std::uint32_t at_fence = wg_at_fence_;
   std::int64_t fuel = fuel_;
   std::uint32_t* r = nullptr;
   std::uint32_t pc = 0, slot = 0, local = 0;
   const Instr* in = nullptr;
   Stop stop = Stop::Finished;
 
-  [[maybe_unused]] auto notify = [&](AccessKind kind, std::uint32_t buffer, std::uint32_t element,
-                                     std::uint32_t value, std::uint32_t previous, bool cas_failed = false) {
-    const Access a{buffer, element, pc, workgroup, local, value, previous, cas_failed};
-    for (Observer* o : observers_) {
-      switch (kind) {
-        case AccessKind::Load: o->on_load(a); break;
-        case AccessKind::Store: o->on_store(a); break;
-        case AccessKind::Atomic: o->on_atomic(a); break;
-      }
-    }
+  // Out of line, with the values passed: the loop's locals stay in registers around the call.
+  [[maybe_unused]] auto notify = [this, workgroup](AccessKind kind, std::uint32_t buffer, std::uint32_t element,
+                                                   std::uint32_t value, std::uint32_t previous, std::uint32_t at,
+                                                   std::uint32_t lane, bool cas_failed = false) {
+    notify_access(kind, Access{buffer, element, at, workgroup, lane, value, previous, cas_failed});
   };
 
 #define GC_DISPATCH()                          \
@@ -397,12 +416,12 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
     GC_NEXT();                                   \
   }
 
-  for (std::uint32_t i = 0; i < lanes_; ++i) {
-  local = identity ? i : lane_order_[i];
+  for (std::uint32_t i = 0; i < lanes; ++i) {
+  local = identity ? i : lane_order[i];
   slot = base + local;
-  if (status_[slot] != Status::Ready) continue;
-  r = frame(slot);
-  pc = pc_[slot];
+  if (status[slot] != Status::Ready) continue;
+  r = frames + slot * frame_words;
+  pc = pcs[slot];
   fuel -= kInvocationSwitchSteps;  // starting or resuming an invocation costs about this many instructions
   if (fuel <= 0) goto no_fuel;
   GC_DISPATCH();
@@ -516,7 +535,14 @@ op_LoadF32 : {
     r[in->d] = in->op == Op::Load       ? w
                : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
                                         : ir::scalar::f32_canonical(w);
-    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w);
+    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc, local);
+    if constexpr (kUninit) {
+      if (v.shadow_offset != kNoShadow) {
+        const std::uint32_t word = v.shadow_offset + i;
+        if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]
+          uninit_->report(Access{in->a, i, pc, workgroup, local, w, w, false});
+      }
+    }
   } else {
     r[in->d] = 0;
     out_of_bounds(AccessKind::Load, in->a, i, pc, workgroup, local);
@@ -531,9 +557,15 @@ op_Store : {
     if constexpr (kObserved) {
       const std::uint32_t before = read_word(p);
       write_word(p, r[in->c]);
-      notify(AccessKind::Store, in->a, i, r[in->c], before);
+      notify(AccessKind::Store, in->a, i, r[in->c], before, pc, local);
     } else {
       write_word(p, r[in->c]);
+    }
+    if constexpr (kUninit) {
+      if (v.shadow_offset != kNoShadow) {
+        const std::uint32_t word = v.shadow_offset + i;
+        shadow[word / 64] |= std::uint64_t{1} << (word % 64);
+      }
     }
   } else {
     out_of_bounds(AccessKind::Store, in->a, i, pc, workgroup, local);
@@ -551,22 +583,27 @@ op_Atomic : {
         static_cast<ir::AtomicOp>(in->sub) == ir::AtomicOp::CompareExchange && old != r[in->e];
     write_word(p, res.stored);
     r[in->d] = old;
-    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, cas_failed);
+    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, pc, local, cas_failed);
   } else {
     r[in->d] = 0;
     out_of_bounds(AccessKind::Atomic, in->a, i, pc, workgroup, local);
   }
   GC_NEXT();
 }
-op_RecordIf:
-  if (!record(static_cast<RecordScope>(in->sub), pc, r[in->a] != 0 ? 1u : 0u, slot, workgroup, local)) {
+op_RecordIf : {
+  const auto scope = static_cast<RecordScope>(in->sub);
+  const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;
+  if (!record_agrees(scope, pc, value, slot) && !record(scope, pc, value, slot, workgroup, local)) {
     stop = Stop::Divergence;
     goto done;
   }
   GC_NEXT();
+}
 op_RecordLoop : {
+  const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t from = r[in->a], to = r[in->b];
-  if (!record(static_cast<RecordScope>(in->sub), pc, to > from ? to - from : 0u, slot, workgroup, local)) {
+  const std::uint32_t value = to > from ? to - from : 0u;
+  if (!record_agrees(scope, pc, value, slot) && !record(scope, pc, value, slot, workgroup, local)) {
     stop = Stop::Divergence;
     goto done;
   }
@@ -574,13 +611,13 @@ op_RecordLoop : {
 }
 op_Barrier:
   // Fast path of on_stop: the first arrival, or one more at the same barrier.
-  if (wg_at_fence_ == 0 && (wg_at_barrier_ == 0 || wg_barrier_pc_ == pc)) {
-    if (wg_at_barrier_++ == 0) {
-      wg_barrier_pc_ = pc;
-      wg_barrier_local_ = local;
+  if (at_fence == 0 && (at_barrier == 0 || barrier_pc == pc)) {
+    if (at_barrier++ == 0) {
+      barrier_pc = pc;
+      barrier_local = local;
     }
-    status_[slot] = Status::AtBarrier;
-    pc_[slot] = pc + 1;
+    status[slot] = Status::AtBarrier;
+    pcs[slot] = pc + 1;
     continue;
   }
   ++pc;
@@ -591,9 +628,9 @@ op_Fence:
   stop = Stop::Fence;
   goto done;
 op_Return:
-  status_[slot] = Status::Finished;
-  --alive_[slot / lanes_];
-  pc_[slot] = pc;
+  status[slot] = Status::Finished;
+  --*alive;
+  pcs[slot] = pc;
   continue;
 op_Trap:
   trap(ir::TrapKind::TrapStatement, pc, workgroup, local, "the program executed a trap statement");
@@ -603,17 +640,37 @@ no_fuel:
   if (refuel(fuel)) GC_DISPATCH();  // the next chunk of a budget with a deadline: go on at pc
   stop = Stop::OutOfFuel;
 done:
-  pc_[slot] = pc;
+  pcs[slot] = pc;
+  wg_at_barrier_ = at_barrier;
+  wg_barrier_pc_ = barrier_pc;
+  wg_barrier_local_ = barrier_local;
   if (!on_stop(stop, slot, workgroup, local)) {
     fuel_ = fuel;
     return false;
   }
+  at_barrier = wg_at_barrier_;
+  barrier_pc = wg_barrier_pc_;
+  barrier_local = wg_barrier_local_;
+  at_fence = wg_at_fence_;
   }  // for each lane
 #undef GC_BINARY
 #undef GC_NEXT
 #undef GC_DISPATCH
+  wg_at_barrier_ = at_barrier;
+  wg_barrier_pc_ = barrier_pc;
+  wg_barrier_local_ = barrier_local;
   fuel_ = fuel;
   return true;
+}
+
+void Engine::notify_access(AccessKind kind, const Access& a) {
+  for (Observer* o : observers_) {
+    switch (kind) {
+      case AccessKind::Load: o->on_load(a); break;
+      case AccessKind::Store: o->on_store(a); break;
+      case AccessKind::Atomic: o->on_atomic(a); break;
+    }
+  }
 }
 
 bool Engine::record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot,

@@ -17,7 +17,8 @@
 //
 // Speed (docs/engineering.md#lesson-10): one loop runs all ready invocations of a workgroup, switching frames
 // in place; direct-threaded dispatch; observers cost nothing unless attached (a separate
-// instantiation of the loop).
+// instantiation of the loop); the uninitialised-read check is inline in the loop (its own
+// instantiation), a shadow bit per workgroup word, not an observer call per access.
 //
 // Preconditions (checked by interpreter.cpp before constructing): the grid and buffers are within
 // the resource limits, every storage buffer holds whole words up to 2^32-1 elements.
@@ -31,13 +32,15 @@
 #include "interp/observer.hpp"
 #include "interp/result.hpp"
 #include "interp/schedule.hpp"
+#include "interp/uninit_detector.hpp"
 
 namespace gridcheck::interp {
 
 class Engine {
  public:
-  Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers, Grid grid,
-         std::span<Bytes> storage, RunResult& result);
+  /// `uninit` (may be null) is driven directly, not as an observer (uninit_detector.hpp).
+  Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
+         UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result);
 
   /// Runs `fixpoint` launches over the storage bytes and sets the result's status, trap,
   /// divergence, oob report and steps. The storage holds the final bytes afterwards.
@@ -51,9 +54,11 @@ class Engine {
   enum class Stop : std::uint8_t { Barrier, Fence, Finished, Trap, Divergence, OutOfFuel };
   enum class Status : std::uint8_t { Ready, AtBarrier, AtFence, Finished };
 
+  static constexpr std::uint32_t kNoShadow = UINT32_MAX;
   struct View {
     std::uint8_t* data = nullptr;
     std::uint32_t count = 0;
+    std::uint32_t shadow_offset = kNoShadow;  ///< workgroup buffers: first word in the uninit shadow
   };
   struct TraceEntry {
     std::uint32_t pc;
@@ -68,7 +73,7 @@ class Engine {
   bool run_workgroup(std::uint32_t workgroup, bool fresh);
   void start_workgroup(std::uint32_t workgroup, std::uint32_t base);
   /// Runs each ready invocation of the workgroup (in lane order) until it blocks; false when the run stopped.
-  template <bool kObserved>
+  template <bool kObserved, bool kUninit>
   bool run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity);
   /// Books an invocation's stop (barrier/fence arrival checks); false when the run stopped.
   bool on_stop(Stop stop, std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local);
@@ -76,8 +81,20 @@ class Engine {
   /// checks the deadline. True when the loop may go on.
   bool refuel(std::int64_t& fuel);
 
+  /// Every observer's on_load / on_store / on_atomic.
+  [[gnu::noinline]] void notify_access(AccessKind kind, const Access& a);
   bool record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot, std::uint32_t workgroup,
               std::uint32_t local);
+  /// record's common case, inline: the invocation's next record is already in the trace and
+  /// agrees (counted); false means record decides (a first record, or a divergence).
+  bool record_agrees(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot) {
+    const bool grid = scope == RecordScope::Grid;
+    const std::vector<TraceEntry>& trace = grid ? grid_trace_ : wg_trace_;
+    std::uint32_t& k = grid ? record_grid_[slot] : record_wg_[slot];
+    if (k >= trace.size() || trace[k].pc != pc || trace[k].value != value) return false;
+    ++k;
+    return true;
+  }
   void trap(ir::TrapKind kind, std::uint32_t pc, std::uint32_t workgroup, std::uint32_t local, std::string message);
   void diverge(DivergenceKind kind, bool grid_scope, std::uint32_t pc_a, std::uint32_t wg_a, std::uint32_t local_a,
                std::uint32_t pc_b, std::uint32_t wg_b, std::uint32_t local_b, std::string message);
@@ -91,6 +108,8 @@ class Engine {
   const CompiledProgram& prog_;
   const RunOptions& opts_;
   std::span<Observer* const> observers_;
+  UninitDetector* uninit_;
+  std::uint64_t* wg_shadow_ = nullptr;  ///< the running workgroup's uninit shadow (with uninit_)
   RunResult& result_;
   LaunchContext ctx_;
 

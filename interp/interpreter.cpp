@@ -137,13 +137,17 @@ std::optional<RunResult> check_resources(const CompiledProgram& program, std::sp
 
 ir::Result<PreparedProgram> prepare(const ir::Program& program, const RunOptions& options) {
   PreparedProgram out;
+  std::optional<ir::TypeTable> types;  // the validator's, when it validated
   if (options.validate) {
-    ir::Diagnostics ds = ir::validate(program, options.file);
+    ir::Diagnostics ds = ir::validate(program, options.file, {}, types);
     if (ds.has_errors()) return ds;
     out.warnings = std::move(ds);
   }
-  auto types = ir::typecheck(program, options.file);
-  if (!types) return types.diagnostics();
+  if (!types) {
+    auto checked = ir::typecheck(program, options.file);
+    if (!checked) return checked.diagnostics();
+    types = std::move(*checked);
+  }
   auto compiled = compile(program, *types, options.file);
   if (!compiled) return compiled.diagnostics();
   out.compiled = std::move(*compiled);
@@ -172,9 +176,8 @@ RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Gri
   std::unique_ptr<UninitDetector> uninit;
   if (checks_uninit(program, options)) {
     uninit = std::make_unique<UninitDetector>(program);
-    observers.push_back(uninit.get());
   }
-  Engine engine(program, options, observers, grid, buffers, result);
+  Engine engine(program, options, observers, uninit.get(), grid, buffers, result);
   engine.run(fixpoint);
   if (races) {
     result.races = races->take_reports();

@@ -47,11 +47,20 @@ int best_rank(std::uint32_t tag) {
   return rank;
 }
 
-std::vector<bool> written_buffers(const CompiledProgram& program) {
+std::vector<bool> compute_written_buffers(const CompiledProgram& program) {
   std::vector<bool> written(program.buffers.size(), false);
   for (const Instr& in : program.code)
     if (in.op == Op::Store || in.op == Op::Atomic) written[in.a] = true;
   return written;
+}
+
+bool has_race_sites(const CompiledProgram& program) {
+  return program.race_sites.site_of_pc.size() == program.code.size() &&
+         program.race_sites.written.size() == program.buffers.size();
+}
+
+std::vector<bool> written_buffers(const CompiledProgram& program) {
+  return has_race_sites(program) ? program.race_sites.written : compute_written_buffers(program);
 }
 
 std::uint64_t element_count(const CompiledProgram& program, std::span<const Bytes> storage, std::size_t b) {
@@ -98,6 +107,29 @@ bool same_value(const RaceDetector::Values& v, std::uint32_t value) { return v.a
 
 }  // namespace
 
+RaceSites index_race_sites(const CompiledProgram& program) {
+  RaceSites out;
+  out.written = compute_written_buffers(program);
+  // One site per IR access: the copies of an unrolled loop body share theirs.
+  out.site_of_pc.assign(program.code.size(), kUnknownSite);
+  std::unordered_map<std::uint64_t, std::uint16_t> site_of_node;
+  for (std::uint32_t pc = 0; pc < program.code.size(); ++pc) {
+    const Op op = program.code[pc].op;
+    if (op != Op::Load && op != Op::LoadBool && op != Op::LoadF32 && op != Op::Store && op != Op::Atomic) continue;
+    const Origin& origin = program.origins[pc];
+    const std::uint64_t node = (std::uint64_t{origin.is_stmt} << 32) | origin.node;
+    if (auto it = site_of_node.find(node); it != site_of_node.end()) {
+      out.site_of_pc[pc] = it->second;
+      continue;
+    }
+    if (out.pc_of_site.size() >= kUnknownSite) break;
+    out.site_of_pc[pc] = static_cast<std::uint16_t>(out.pc_of_site.size());
+    site_of_node.emplace(node, out.site_of_pc[pc]);
+    out.pc_of_site.push_back(pc);
+  }
+  return out;
+}
+
 std::uint64_t RaceDetector::shadow_bytes(const CompiledProgram& program, std::span<const Bytes> storage) {
   const auto written = written_buffers(program);
   std::uint64_t bytes = 0;
@@ -119,23 +151,13 @@ RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes
     shadow_[b].sites.assign(n, 0);
     shadow_cells_ += n;
   }
-  // One site per IR access: the copies of an unrolled loop body share theirs.
-  site_of_pc_.assign(program.code.size(), kUnknownSite);
-  std::unordered_map<std::uint64_t, std::uint16_t> site_of_node;
-  for (std::uint32_t pc = 0; pc < program.code.size(); ++pc) {
-    const Op op = program.code[pc].op;
-    if (op != Op::Load && op != Op::LoadBool && op != Op::LoadF32 && op != Op::Store && op != Op::Atomic) continue;
-    const Origin& origin = program.origins[pc];
-    const std::uint64_t node = (std::uint64_t{origin.is_stmt} << 32) | origin.node;
-    if (auto it = site_of_node.find(node); it != site_of_node.end()) {
-      site_of_pc_[pc] = it->second;
-      continue;
-    }
-    if (pc_of_site_.size() >= kUnknownSite) break;
-    site_of_pc_[pc] = static_cast<std::uint16_t>(pc_of_site_.size());
-    site_of_node.emplace(node, site_of_pc_[pc]);
-    pc_of_site_.push_back(pc);
+  if (has_race_sites(program)) {
+    sites_ = &program.race_sites;
+  } else {
+    own_sites_ = index_race_sites(program);
+    sites_ = &own_sites_;
   }
+  site_of_pc_ = sites_->site_of_pc.data();
   workgroup_of_.push_back(0);  // interval 0 means "no access"
 }
 
@@ -356,7 +378,7 @@ void RaceDetector::report(const Access& a, Kind kind, const Rep& other, Kind oth
   r.elements.push_back(a.element);
   r.launch = ctx_.launch;
   r.first.kind = access_kind(other_kind);
-  r.first.site = other.site == kUnknownSite ? Site{{}, "?", "unknown site"} : prog_.site(pc_of_site_[other.site]);
+  r.first.site = other.site == kUnknownSite ? Site{{}, "?", "unknown site"} : prog_.site(sites_->pc_of_site[other.site]);
   r.first.invocation = ctx_.ids(workgroup_of_[other.when / lanes_], other.when % lanes_);
   r.second.kind = access_kind(kind);
   r.second.site = prog_.site(a.pc);

@@ -39,6 +39,9 @@
 
 namespace gridcheck::interp {
 
+/// The detector's per-program tables (sites of accesses, written buffers) of a compiled program.
+RaceSites index_race_sites(const CompiledProgram& program);
+
 class RaceDetector final : public Observer {
  public:
   /// `storage` gives each non-workgroup buffer's byte length (declaration order).
@@ -118,8 +121,9 @@ class RaceDetector final : public Observer {
   std::uint32_t interval_first_[2] = {}; ///< per memory class (0 workgroup, 1 storage): the current interval's
   bool incomplete_ = false;
 
-  std::vector<std::uint16_t> site_of_pc_;
-  std::vector<std::uint32_t> pc_of_site_;
+  RaceSites own_sites_;             ///< when the program came without its tables
+  const RaceSites* sites_ = nullptr;  ///< the program's tables, or own_sites_
+  const std::uint16_t* site_of_pc_ = nullptr;
 
   std::vector<RaceReport> reports_;
   std::unordered_map<std::uint64_t, std::size_t> seen_;

@@ -10,17 +10,13 @@ std::uint64_t UninitDetector::shadow_bytes(const CompiledProgram& program, std::
   return per_workgroup * (program.has_fence ? workgroups : 1);
 }
 
-void UninitDetector::on_launch_begin(const LaunchContext& ctx) {
+void UninitDetector::begin_launch(const LaunchContext& ctx) {
   ctx_ = ctx;
   written_.assign(prog_.has_fence ? ctx.workgroup_count : 1, {});
   entered_.assign(prog_.has_fence ? ctx.workgroup_count : 1, false);
 }
 
-std::vector<std::uint64_t>& UninitDetector::bits_of(std::uint32_t workgroup) {
-  return written_[prog_.has_fence ? workgroup : 0];
-}
-
-void UninitDetector::on_workgroup_enter(std::uint32_t workgroup) {
+void UninitDetector::enter_workgroup(std::uint32_t workgroup) {
   // A workgroup's memory starts fresh the first time it runs in a launch; resuming after a
   // grid_sync keeps it.
   const std::size_t slot = prog_.has_fence ? workgroup : 0;
@@ -29,18 +25,8 @@ void UninitDetector::on_workgroup_enter(std::uint32_t workgroup) {
   written_[slot].assign((std::size_t{words_per_workgroup_} + 63) / 64, 0);
 }
 
-void UninitDetector::on_store(const Access& a) {
+void UninitDetector::report(const Access& a) {
   const CompiledBuffer& b = prog_.buffers[a.buffer];
-  if (!b.workgroup) return;
-  const std::uint32_t word = b.workgroup_offset + a.element;
-  bits_of(a.workgroup)[word / 64] |= std::uint64_t{1} << (word % 64);
-}
-
-void UninitDetector::on_load(const Access& a) {
-  const CompiledBuffer& b = prog_.buffers[a.buffer];
-  if (!b.workgroup) return;
-  const std::uint32_t word = b.workgroup_offset + a.element;
-  if (bits_of(a.workgroup)[word / 64] & (std::uint64_t{1} << (word % 64))) return;
   const std::uint64_t key = (std::uint64_t{ctx_.launch} << 48) ^ (std::uint64_t{a.buffer} << 32) ^ a.pc;
   if (auto it = seen_.find(key); it != seen_.end()) {
     ++reports_[it->second].occurrences;

@@ -1,13 +1,19 @@
 #pragma once
-// The uninitialised-read detector (an Observer; docs/semantics.md §3.4). R fills workgroup memory
-// with zeros when a workgroup starts; a GPU does not. A load of a workgroup-memory element that no
-// invocation of its workgroup has stored to earlier in the same launch reads that zero, and is
-// reported. Storage buffers are never uninitialised: their bytes come from the caller (an input
-// without data is zeros by the case format) or are zero-filled backend allocations.
+// The uninitialised-read detector (docs/semantics.md §3.4). R fills workgroup memory with zeros
+// when a workgroup starts; a GPU does not. A load of a workgroup-memory element that no invocation
+// of its workgroup has stored to earlier in the same launch reads that zero, and is reported.
+// Storage buffers are never uninitialised: their bytes come from the caller (an input without data
+// is zeros by the case format) or are zero-filled backend allocations.
 //
 // Shadow: one bit per workgroup-memory word per workgroup that holds memory at the same time — one
 // workgroup when the program has no grid_sync (workgroups run to completion one at a time), every
 // workgroup of the grid when it has one (workgroup memory persists across a grid_sync).
+//
+// Not an Observer: the engine drives it directly (engine.hpp), so that a run whose only check is
+// this one keeps the unobserved loop. The engine calls begin_launch and enter_workgroup where an
+// observer gets on_launch_begin and on_workgroup_enter, sets a word's bit in shadow(workgroup) on
+// each in-bounds workgroup-memory store, and on an in-bounds workgroup-memory load whose bit is
+// clear calls report (atomics neither set nor check bits).
 
 #include <cstdint>
 #include <unordered_map>
@@ -19,7 +25,7 @@
 
 namespace gridcheck::interp {
 
-class UninitDetector final : public Observer {
+class UninitDetector final {
  public:
   explicit UninitDetector(const CompiledProgram& program);
 
@@ -33,14 +39,16 @@ class UninitDetector final : public Observer {
 
   static constexpr std::size_t kMaxReports = 64;
 
-  void on_launch_begin(const LaunchContext& ctx) override;
-  void on_workgroup_enter(std::uint32_t workgroup) override;
-  void on_load(const Access& a) override;
-  void on_store(const Access& a) override;
+  void begin_launch(const LaunchContext& ctx);
+  /// A workgroup starts or resumes; its shadow starts clear the first time in a launch.
+  void enter_workgroup(std::uint32_t workgroup);
+  /// The running workgroup's shadow: bit w of word w / 64 is set once workgroup word w was stored.
+  /// Valid until the next begin_launch.
+  std::uint64_t* shadow(std::uint32_t workgroup) { return written_[prog_.has_fence ? workgroup : 0].data(); }
+  /// A load of a workgroup word whose shadow bit is clear.
+  [[gnu::cold]] void report(const Access& a);
 
  private:
-  std::vector<std::uint64_t>& bits_of(std::uint32_t workgroup);
-
   const CompiledProgram& prog_;
   LaunchContext ctx_;
   std::uint32_t words_per_workgroup_ = 0;

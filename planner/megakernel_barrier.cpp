@@ -118,8 +118,8 @@ ir::Diagnostic to_diagnostic(const MegakernelError& e) {
 namespace {
 
 // reserve_typed_vec_to_capacity: grows the capacity to at least `target`, fallibly.
-template <typename T>
-std::optional<MegakernelError> reserve_vec(std::vector<T>& vec, std::size_t target, std::string_view field) {
+template <typename T, typename A>
+std::optional<MegakernelError> reserve_vec(std::vector<T, A>& vec, std::size_t target, std::string_view field) {
   if (vec.capacity() >= target) return std::nullopt;
   try {
     if (target > vec.max_size()) throw std::length_error("capacity overflow");
@@ -130,24 +130,115 @@ std::optional<MegakernelError> reserve_vec(std::vector<T>& vec, std::size_t targ
   return std::nullopt;
 }
 
-std::optional<MegakernelError> fill_zeroed(std::vector<std::size_t>& vec, std::size_t len, std::string_view field) {
-  vec.clear();
-  if (auto error = reserve_vec(vec, len, field)) return error;
-  vec.assign(len, 0);
-  return std::nullopt;
-}
-
 bool checked_add(std::size_t a, std::size_t b, std::size_t& out) {
   if (a > std::numeric_limits<std::size_t>::max() - b) return false;
   out = a + b;
   return true;
 }
 
-Expected<std::size_t, MegakernelError> group_capacity_hint(std::size_t wave_count, std::size_t dependency_count) {
-  if (wave_count == 0) return std::size_t{0};
-  std::size_t cap = 0;
-  if (!checked_add(dependency_count, 1, cap)) return MegakernelError::overflow("barrier group capacity hint");
-  return std::min(wave_count, cap);
+// Graphs below these bounds use 32-bit CSR indices: every wave index, count and offset fits.
+bool fits_narrow(std::size_t wave_count, std::size_t dependency_count) {
+  constexpr std::size_t limit = std::numeric_limits<std::uint32_t>::max();
+  return wave_count < limit && dependency_count < limit;
+}
+
+template <typename Index>
+std::optional<MegakernelError> reserve_buffers(detail::CsrBuffers<Index>& b, std::size_t wave_count,
+                                               std::size_t dependency_count) {
+  std::size_t offset_capacity = 0;
+  if (!checked_add(wave_count, 2, offset_capacity)) return MegakernelError::overflow("barrier scratch wave offsets");
+  if (auto e = reserve_vec(b.indegree, wave_count, "indegree")) return e;
+  if (auto e = reserve_vec(b.offsets, offset_capacity, "outgoing offsets")) return e;
+  if (auto e = reserve_vec(b.targets, dependency_count, "outgoing targets")) return e;
+  if (auto e = reserve_vec(b.order, offset_capacity - 1, "wave order")) return e;
+  return std::nullopt;
+}
+
+template <typename Index>
+std::size_t wave_capacity_of(const detail::CsrBuffers<Index>& b) {
+  const std::size_t offset_wave_capacity = b.offsets.capacity() < 2 ? 0 : b.offsets.capacity() - 2;
+  const std::size_t order_wave_capacity = b.order.capacity() < 1 ? 0 : b.order.capacity() - 1;
+  return std::min({b.indegree.capacity(), offset_wave_capacity, order_wave_capacity});
+}
+
+// Steps 4-8 of the contract (docs/vyre-0.7.2.md §7.1) on a reserved scratch, wave_count > 0 and at
+// least one dependency. Counts cannot overflow Index: they are bounded by the dependency count,
+// which the caller checked against Index's range.
+constexpr std::size_t kOffsetLookahead = 32;
+constexpr std::size_t kTargetLookahead = 16;
+
+template <typename Index>
+Expected<BarrierPlan, MegakernelError> plan_layers(std::size_t wave_count, std::span<const WaveDependency> deps,
+                                                   detail::CsrBuffers<Index>& b,
+                                                   std::vector<std::size_t>& layer_ends) {
+  b.indegree.assign(wave_count, 0);
+  b.offsets.assign(wave_count + 2, 0);
+  Index* const indegree = b.indegree.data();
+  Index* const offsets = b.offsets.data();
+  // One pass: checks in input order (range before self), out-counts at [before + 2], in-degrees.
+  for (const WaveDependency& d : deps) {
+    if (d.before >= wave_count || d.after >= wave_count)
+      return MegakernelError::invalid_wave(wave_count, d.before, d.after);
+    if (d.before == d.after) return MegakernelError::self_dependency(d.before);
+    ++offsets[d.before + 2];
+    ++indegree[d.after];
+  }
+  // Inclusive prefix sum: offsets[w + 1] becomes the start of wave w's targets ...
+  for (std::size_t i = 2; i < wave_count + 2; ++i) offsets[i] += offsets[i - 1];
+  // ... and, advanced as its write cursor, the end: then wave w's targets are
+  // [offsets[w], offsets[w + 1]), in input order.
+  b.targets.resize(deps.size());
+  Index* const targets = b.targets.data();
+  for (const WaveDependency& d : deps) targets[offsets[d.before + 1]++] = static_cast<Index>(d.after);
+
+  // Kahn layers in one order array: layer 0 ascending, each later layer in discovery order.
+  b.order.resize(wave_count + 1);
+  Index* const order = b.order.data();
+  std::size_t tail = 0;
+  for (std::size_t wave = 0; wave < wave_count; ++wave)
+    if (indegree[wave] == 0) order[tail++] = static_cast<Index>(wave);
+  layer_ends.clear();
+  for (std::size_t head = 0; head < tail;) {
+    const std::size_t end = tail;
+    layer_ends.push_back(end);
+    for (; head < end; ++head) {
+      // The waves of a layer are scattered over the CSR arrays: fetch ahead the offsets, then the
+      // target runs, of the waves a few places further on (already discovered when below tail).
+      if (head + kOffsetLookahead < tail) __builtin_prefetch(&offsets[order[head + kOffsetLookahead]]);
+      if (head + kTargetLookahead < tail) __builtin_prefetch(&targets[offsets[order[head + kTargetLookahead]]]);
+      const Index wave = order[head];
+      const Index last = offsets[wave + 1];
+      for (Index t = offsets[wave]; t < last; ++t) {
+        // Branch-free: the slot at tail is always written (order has a spare entry at the end)
+        // and kept only when the target's last dependency was released.
+        const Index next = targets[t];
+        order[tail] = next;
+        tail += static_cast<std::size_t>(--indegree[next] == 0);
+      }
+    }
+  }
+  if (tail != wave_count) return MegakernelError::cycle(wave_count - tail);
+
+  BarrierPlan plan;
+  if (auto e = reserve_vec(plan.groups, layer_ends.size(), "barrier groups")) return *e;
+  std::size_t begin = 0;
+  for (const std::size_t end : layer_ends) {
+    plan.groups.push_back(BarrierGroup{std::vector<std::size_t>(order + begin, order + end)});
+    begin = end;
+  }
+  plan.global_barriers = plan.groups.size() - 1;
+  return plan;
+}
+
+Expected<BarrierPlan, MegakernelError> plan_without_dependencies(std::size_t wave_count) {
+  if (wave_count == 0) return BarrierPlan{};
+  std::vector<std::size_t> waves;
+  if (auto e = reserve_vec(waves, wave_count, "independent wave group")) return *e;
+  for (std::size_t wave = 0; wave < wave_count; ++wave) waves.push_back(wave);
+  BarrierPlan plan;
+  if (auto e = reserve_vec(plan.groups, 1, "barrier groups")) return *e;
+  plan.groups.push_back(BarrierGroup{std::move(waves)});
+  return plan;
 }
 
 }  // namespace
@@ -155,29 +246,24 @@ Expected<std::size_t, MegakernelError> group_capacity_hint(std::size_t wave_coun
 Expected<BarrierScratch, MegakernelError> BarrierScratch::try_with_capacity(std::size_t wave_count,
                                                                             std::size_t dependency_count) {
   BarrierScratch scratch;
-  if (auto error = scratch.try_reserve_shape(wave_count, dependency_count)) return *error;
+  if (auto error = scratch.try_reserve_shape(wave_count, dependency_count, !fits_narrow(wave_count, dependency_count)))
+    return *error;
   return scratch;
 }
 
 std::optional<MegakernelError> BarrierScratch::try_reserve_shape(std::size_t wave_count,
-                                                                 std::size_t dependency_count) {
-  std::size_t offset_capacity = 0;
-  if (!checked_add(wave_count, 1, offset_capacity)) return MegakernelError::overflow("barrier scratch wave offsets");
-  if (auto e = reserve_vec(outgoing_counts_, wave_count, "outgoing counts")) return e;
-  if (auto e = reserve_vec(indegree_, wave_count, "indegree")) return e;
-  if (auto e = reserve_vec(outgoing_offsets_, offset_capacity, "outgoing offsets")) return e;
-  if (auto e = reserve_vec(outgoing_targets_, dependency_count, "outgoing targets")) return e;
-  if (auto e = reserve_vec(ready_, wave_count, "ready wave layer")) return e;
-  if (auto e = reserve_vec(next_ready_, wave_count, "next ready wave layer")) return e;
-  return std::nullopt;
+                                                                 std::size_t dependency_count, bool wide) {
+  return wide ? reserve_buffers(wide_, wave_count, dependency_count)
+              : reserve_buffers(narrow_, wave_count, dependency_count);
 }
 
 std::size_t BarrierScratch::wave_capacity() const {
-  const std::size_t offset_wave_capacity = outgoing_offsets_.capacity() == 0 ? 0 : outgoing_offsets_.capacity() - 1;
-  return std::min({outgoing_counts_.capacity(), indegree_.capacity(), offset_wave_capacity});
+  return std::max(wave_capacity_of(narrow_), wave_capacity_of(wide_));
 }
 
-std::size_t BarrierScratch::dependency_capacity() const { return outgoing_targets_.capacity(); }
+std::size_t BarrierScratch::dependency_capacity() const {
+  return std::max(narrow_.targets.capacity(), wide_.targets.capacity());
+}
 
 Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers(std::size_t wave_count,
                                                                 std::span<const WaveDependency> dependencies) {
@@ -186,88 +272,38 @@ Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers(std::size_t wave
   return plan_megakernel_barriers_with_scratch(wave_count, dependencies, scratch.value());
 }
 
-Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers_with_scratch(
-    std::size_t wave_count, std::span<const WaveDependency> dependencies, BarrierScratch& s) try {
-  if (auto e = s.try_reserve_shape(wave_count, dependencies.size())) return *e;
-  if (wave_count == 0) {
-    if (!dependencies.empty())
-      return MegakernelError::invalid_wave(wave_count, dependencies[0].before, dependencies[0].after);
-    return BarrierPlan{};
-  }
-  if (dependencies.empty()) {
-    std::vector<std::size_t> waves;
-    if (auto e = reserve_vec(waves, wave_count, "independent wave group")) return *e;
-    for (std::size_t wave = 0; wave < wave_count; ++wave) waves.push_back(wave);
-    BarrierPlan plan;
-    if (auto e = reserve_vec(plan.groups, 1, "barrier groups")) return *e;
-    plan.groups.push_back(BarrierGroup{std::move(waves)});
-    return plan;
-  }
+namespace {
 
-  if (auto e = fill_zeroed(s.outgoing_counts_, wave_count, "outgoing counts")) return *e;
-  if (auto e = fill_zeroed(s.indegree_, wave_count, "indegree")) return *e;
-  for (const WaveDependency& dependency : dependencies) {
-    if (dependency.before >= wave_count || dependency.after >= wave_count)
-      return MegakernelError::invalid_wave(wave_count, dependency.before, dependency.after);
-    if (dependency.before == dependency.after) return MegakernelError::self_dependency(dependency.before);
-    if (!checked_add(s.outgoing_counts_[dependency.before], 1, s.outgoing_counts_[dependency.before]))
-      return MegakernelError::overflow("outgoing dependency count");
-    if (!checked_add(s.indegree_[dependency.after], 1, s.indegree_[dependency.after]))
-      return MegakernelError::overflow("incoming dependency count");
-  }
-
-  // CSR offsets: a prefix sum of the outgoing counts.
-  s.outgoing_offsets_.clear();
-  s.outgoing_offsets_.push_back(0);
-  for (std::size_t count : s.outgoing_counts_) {
-    std::size_t next = 0;
-    if (!checked_add(s.outgoing_offsets_.back(), count, next))
-      return MegakernelError::overflow("outgoing dependency offsets");
-    s.outgoing_offsets_.push_back(next);
-  }
-  if (auto e = fill_zeroed(s.outgoing_targets_, dependencies.size(), "outgoing targets")) return *e;
-  // The counts buffer becomes the write cursor of each wave's target run; targets keep input order.
-  std::copy(s.outgoing_offsets_.begin(), s.outgoing_offsets_.begin() + static_cast<std::ptrdiff_t>(wave_count),
-            s.outgoing_counts_.begin());
-  for (const WaveDependency& dependency : dependencies) {
-    const std::size_t offset = s.outgoing_counts_[dependency.before];
-    s.outgoing_targets_[offset] = dependency.after;
-    if (!checked_add(offset, 1, s.outgoing_counts_[dependency.before]))
-      return MegakernelError::overflow("outgoing target cursor");
-  }
-
-  s.ready_.clear();
-  for (std::size_t wave = 0; wave < wave_count; ++wave)
-    if (s.indegree_[wave] == 0) s.ready_.push_back(wave);
-
-  std::size_t scheduled = 0;
-  BarrierPlan plan;
-  auto hint = group_capacity_hint(wave_count, dependencies.size());
-  if (!hint) return hint.error();
-  if (auto e = reserve_vec(plan.groups, hint.value(), "barrier groups")) return *e;
-  s.next_ready_.clear();
-  while (!s.ready_.empty()) {
-    s.next_ready_.clear();
-    for (std::size_t wave : s.ready_) {
-      for (std::size_t t = s.outgoing_offsets_[wave]; t < s.outgoing_offsets_[wave + 1]; ++t) {
-        const std::size_t next = s.outgoing_targets_[t];
-        s.indegree_[next] -= 1;
-        if (s.indegree_[next] == 0) s.next_ready_.push_back(next);
-      }
-    }
-    scheduled += s.ready_.size();
-    // The group takes the ready layer's allocation (Rust's mem::take); the next layer becomes ready.
-    plan.groups.push_back(BarrierGroup{std::move(s.ready_)});
-    s.ready_ = {};
-    std::swap(s.ready_, s.next_ready_);
-  }
-
-  if (scheduled != wave_count) return MegakernelError::cycle(wave_count - scheduled);
-  plan.global_barriers = plan.groups.empty() ? 0 : plan.groups.size() - 1;
-  return plan;
+Expected<BarrierPlan, MegakernelError> plan_with_width(std::size_t wave_count,
+                                                       std::span<const WaveDependency> dependencies,
+                                                       detail::CsrBuffers<std::uint32_t>* narrow,
+                                                       detail::CsrBuffers<std::size_t>* wide,
+                                                       std::vector<std::size_t>& layer_ends) try {
+  if (wave_count == 0 && !dependencies.empty())
+    return MegakernelError::invalid_wave(wave_count, dependencies[0].before, dependencies[0].after);
+  if (dependencies.empty()) return plan_without_dependencies(wave_count);
+  return narrow != nullptr ? plan_layers(wave_count, dependencies, *narrow, layer_ends)
+                           : plan_layers(wave_count, dependencies, *wide, layer_ends);
 } catch (const std::bad_alloc& error) {
-  // An infallible push (the ready layers, a Rust `push`) ran out of memory.
+  // An infallible push (the layer ends, a Rust `push`) ran out of memory.
   return MegakernelError::reserve_failed("barrier planning storage", 0, error.what());
+}
+
+}  // namespace
+
+Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers_with_scratch(
+    std::size_t wave_count, std::span<const WaveDependency> dependencies, BarrierScratch& s) {
+  const bool wide = !fits_narrow(wave_count, dependencies.size());
+  if (auto e = s.try_reserve_shape(wave_count, dependencies.size(), wide)) return *e;
+  return plan_with_width(wave_count, dependencies, wide ? nullptr : &s.narrow_, wide ? &s.wide_ : nullptr,
+                         s.layer_ends_);
+}
+
+Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers_wide(std::size_t wave_count,
+                                                                     std::span<const WaveDependency> dependencies,
+                                                                     BarrierScratch& s) {
+  if (auto e = s.try_reserve_shape(wave_count, dependencies.size(), true)) return *e;
+  return plan_with_width(wave_count, dependencies, nullptr, &s.wide_, s.layer_ends_);
 }
 
 }  // namespace gridcheck::planner

@@ -17,10 +17,14 @@
 // Allocation failure is reported as StorageReserveFailed, never thrown.
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ir/diagnostic.hpp"
@@ -82,30 +86,70 @@ std::string to_string(const MegakernelError& error);
 /// text lower-cased into the gridcheck message style with the "Fix:" part as a note.
 ir::Diagnostic to_diagnostic(const MegakernelError& error);
 
-/// Caller-owned CSR scratch, reusable across calls: outgoing counts (reused as the CSR write
-/// cursor), in-degrees, offsets, targets and the current/next ready layers.
+namespace detail {
+
+/// std::allocator whose value-less construct default-initialises, so resize() leaves integers
+/// uninitialised: the CSR target and wave-order arrays are written in full before they are read.
+template <typename T>
+struct UninitAllocator : std::allocator<T> {
+  using value_type = T;
+  template <typename U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <typename U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// One width of CSR scratch: in-degrees, offsets (wave_count + 2 entries: counted at [before + 2],
+/// prefix-summed, then advanced as write cursors at [before + 1], which leaves wave w's targets
+/// at [offsets[w], offsets[w + 1])), targets in input order, and the Kahn order (the layers one
+/// after another).
+template <typename Index>
+struct CsrBuffers {
+  std::vector<Index, UninitAllocator<Index>> indegree;
+  std::vector<Index, UninitAllocator<Index>> offsets;
+  std::vector<Index, UninitAllocator<Index>> targets;
+  std::vector<Index, UninitAllocator<Index>> order;
+};
+
+}  // namespace detail
+
+/// Caller-owned CSR scratch, reusable across calls. Graphs with fewer than 2^32 - 1 waves and
+/// dependencies use 32-bit indices (half the memory traffic); larger ones use 64-bit indices in a
+/// second set of buffers. Both sets only grow.
 class BarrierScratch {
  public:
   BarrierScratch() = default;
   /// Scratch reserved for `wave_count` waves and `dependency_count` edges.
   static Expected<BarrierScratch, MegakernelError> try_with_capacity(std::size_t wave_count,
                                                                      std::size_t dependency_count);
-  /// Retained wave capacity across the CSR buffers (min of counts, in-degrees, offsets - 1).
+  /// Retained wave capacity of the CSR buffers (in-degrees, offsets - 2, order; the larger of the
+  /// two index widths).
   std::size_t wave_capacity() const;
-  /// Retained edge capacity of the CSR target array.
+  /// Retained edge capacity of the CSR target array (the larger of the two index widths).
   std::size_t dependency_capacity() const;
 
  private:
   friend Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers_with_scratch(
       std::size_t, std::span<const WaveDependency>, BarrierScratch&);
-  std::optional<MegakernelError> try_reserve_shape(std::size_t wave_count, std::size_t dependency_count);
+  friend Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers_wide(std::size_t,
+                                                                              std::span<const WaveDependency>,
+                                                                              BarrierScratch&);
+  std::optional<MegakernelError> try_reserve_shape(std::size_t wave_count, std::size_t dependency_count, bool wide);
 
-  std::vector<std::size_t> outgoing_counts_;
-  std::vector<std::size_t> indegree_;
-  std::vector<std::size_t> outgoing_offsets_;
-  std::vector<std::size_t> outgoing_targets_;
-  std::vector<std::size_t> ready_;
-  std::vector<std::size_t> next_ready_;
+  detail::CsrBuffers<std::uint32_t> narrow_;
+  detail::CsrBuffers<std::size_t> wide_;
+  std::vector<std::size_t> layer_ends_;  ///< end of each Kahn layer in the order array
 };
 
 /// Plans with fresh scratch sized for this graph.
@@ -115,5 +159,11 @@ Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers(std::size_t wave
 /// Plans using (and growing, never shrinking) the caller's scratch.
 Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers_with_scratch(
     std::size_t wave_count, std::span<const WaveDependency> dependencies, BarrierScratch& scratch);
+
+/// The same planner with 64-bit CSR indices, which plan_megakernel_barriers_with_scratch uses only
+/// for 2^32 - 1 or more waves or dependencies; exposed so tests can compare it with the 32-bit path.
+Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers_wide(std::size_t wave_count,
+                                                                     std::span<const WaveDependency> dependencies,
+                                                                     BarrierScratch& scratch);
 
 }  // namespace gridcheck::planner

@@ -101,6 +101,53 @@ void check_against_oracle(std::size_t n, const Deps& deps) {
   RC_ASSERT(again.ok() && *again == *plan);
 }
 
+// The order inside each layer, read literally from docs/vyre-0.7.2.md §7.1 step 6 with a
+// per-wave adjacency list (the planner uses CSR arrays and one order array): layer 0 ascending,
+// each later layer by walking the current one in order and each wave's targets in input order.
+std::vector<std::vector<std::size_t>> contract_layers(std::size_t n, const Deps& deps) {
+  std::vector<std::vector<std::size_t>> targets(n);
+  std::vector<std::size_t> indegree(n, 0);
+  for (const WaveDependency& d : deps) {
+    targets[d.before].push_back(d.after);
+    ++indegree[d.after];
+  }
+  std::vector<std::vector<std::size_t>> layers;
+  std::vector<std::size_t> current;
+  for (std::size_t w = 0; w < n; ++w)
+    if (indegree[w] == 0) current.push_back(w);
+  while (!current.empty()) {
+    std::vector<std::size_t> next;
+    for (std::size_t w : current)
+      for (std::size_t t : targets[w])
+        if (--indegree[t] == 0) next.push_back(t);
+    layers.push_back(std::move(current));
+    current = std::move(next);
+  }
+  return layers;
+}
+
+// Every result of the planner (plans and errors) is the same with 64-bit indices, the path taken
+// only by graphs of 2^32 - 1 or more waves or dependencies, and in-layer order is the contract's.
+void check_order_and_width(std::size_t n, const Deps& deps) {
+  BarrierScratch narrow_scratch;
+  BarrierScratch wide_scratch;
+  auto narrow = plan_megakernel_barriers_with_scratch(n, deps, narrow_scratch);
+  auto wide = plan_megakernel_barriers_wide(n, deps, wide_scratch);
+  RC_ASSERT(narrow.ok() == wide.ok());
+  if (!narrow.ok()) {
+    RC_ASSERT(narrow.error() == wide.error());
+    return;
+  }
+  RC_ASSERT(*narrow == *wide);
+  const auto layers = contract_layers(n, deps);
+  RC_ASSERT(narrow->groups.size() == layers.size());
+  for (std::size_t g = 0; g < layers.size(); ++g) RC_ASSERT(narrow->groups[g].waves == layers[g]);
+  // Reusing both scratches for the same graph changes nothing.
+  auto narrow_again = plan_megakernel_barriers_with_scratch(n, deps, narrow_scratch);
+  auto wide_again = plan_megakernel_barriers_wide(n, deps, wide_scratch);
+  RC_ASSERT(narrow_again.ok() && wide_again.ok() && *narrow_again == *narrow && *wide_again == *narrow);
+}
+
 // A random permutation of `deps` (input order matters to the planner's tie-breaking).
 Deps shuffle(const Deps& deps) {
   const auto keys = *rc::gen::container<std::vector<std::uint32_t>>(deps.size(), rc::gen::arbitrary<std::uint32_t>());
@@ -144,6 +191,14 @@ rc::Gen<std::pair<std::size_t, Deps>> random_dag() {
 RC_GTEST_PROP(MegakernelBarrierProps, RandomDagsMatchTheBruteForceLayering, ()) {
   const auto [n, deps] = *random_dag();
   check_against_oracle(n, deps);
+}
+
+RC_GTEST_PROP(MegakernelBarrierProps, InLayerOrderIsTheContractsAndBothIndexWidthsAgree, ()) {
+  const auto [n, deps] = *random_dag();
+  check_order_and_width(n, deps);
+  const auto arbitrary = *rc::gen::container<Deps>(rc::gen::construct<WaveDependency>(
+      rc::gen::inRange<std::size_t>(0, n + 2), rc::gen::inRange<std::size_t>(0, n + 2)));
+  check_order_and_width(n, arbitrary);
 }
 
 RC_GTEST_PROP(MegakernelBarrierProps, RandomLayeredDagsHaveExactlyTheirDepth, ()) {

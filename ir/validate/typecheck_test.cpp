@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/builder.hpp"
+#include "ir/validate/validator.hpp"
 
 namespace gridcheck::ir {
 namespace {
@@ -19,6 +20,30 @@ TEST(IR_Typecheck, InfersLiteralsLoadsAndOperatorResults) {
   EXPECT_EQ((*types)[load.id], ScalarType::I32);
   EXPECT_EQ((*types)[cmp.id], ScalarType::Bool);
   EXPECT_EQ((*types)[diff.id], ScalarType::U32);
+}
+
+// validate's type table (what interp::prepare compiles with after validating) is typecheck's.
+TEST(IR_Typecheck, ValidateHandsOutTypechecksTableForAValidProgram) {
+  Builder b;
+  Buf a = b.read("a", 0, ScalarType::I32, 4);
+  Buf out = b.output("out", 1, ScalarType::U32, 4);
+  E load = b.load(a, b.gid());
+  E diff = b.bin(BinOp::AbsDiff, load, b.i32(1));
+  Program p = b.wrapped({b.let("d", diff), b.store(out, b.gid(), b.var("d"))});
+  std::optional<TypeTable> from_validate;
+  ASSERT_FALSE(validate(p, {}, {}, from_validate).has_errors());
+  auto types = typecheck(p);
+  ASSERT_TRUE(types.ok() && from_validate.has_value());
+  EXPECT_EQ(from_validate->expr_types, types->expr_types);
+  EXPECT_EQ((*from_validate)[diff.id], ScalarType::U32);
+}
+
+TEST(IR_Typecheck, ValidateHandsOutNoTableForATypeError) {
+  Builder b;
+  Program p = b.wrapped({b.let("x", b.u32(1) + b.i32(1))});
+  std::optional<TypeTable> from_validate = TypeTable{};
+  EXPECT_TRUE(validate(p, {}, {}, from_validate).has_errors());
+  EXPECT_FALSE(from_validate.has_value());
 }
 
 TEST(IR_Typecheck, VariablesFollowScopes) {

@@ -263,9 +263,16 @@ Diagnostics Sink::finish() {
 }  // namespace validation
 
 Diagnostics validate(const Program& p, std::string_view file, const ValidateOptions& options) {
+  std::optional<TypeTable> types;
+  return validate(p, file, options, types);
+}
+
+Diagnostics validate(const Program& p, std::string_view file, const ValidateOptions& options,
+                     std::optional<TypeTable>& types_out) {
+  types_out.reset();
   validation::Sink sink(p, file);
   if (validation::check_structure(p, sink)) {
-    const PartialTypes types = typecheck_partial(p, file);
+    PartialTypes types = typecheck_partial(p, file);
     if (!types.diagnostics.empty()) {
       const auto owner = validation::expression_owners(p);
       for (std::size_t i = 0; i < types.diagnostics.size(); ++i) {
@@ -282,6 +289,7 @@ Diagnostics validate(const Program& p, std::string_view file, const ValidateOpti
     }
     validation::check_semantics(p, types, options, sink);
     validation::check_uniformity(p, sink);
+    if (!types.diagnostics.has_errors()) types_out = std::move(types.table);
   }
   return sink.finish();
 }

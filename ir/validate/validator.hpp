@@ -12,12 +12,14 @@
 // `at entry[0].body[2].then[0] (barrier grid_sync)`; `validate_printed` instead gives such IR the
 // line:col positions of its printed form.
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "ir/diagnostic.hpp"
 #include "ir/program.hpp"
+#include "ir/typecheck.hpp"
 
 namespace gridcheck::ir {
 
@@ -33,6 +35,11 @@ struct ValidateOptions {
 /// Every error and warning of `p`, ordered by position (program-level diagnostics first).
 /// `file` only labels the diagnostics. The program is valid when the result has no error.
 Diagnostics validate(const Program& p, std::string_view file = {}, const ValidateOptions& options = {});
+/// The same, also setting `types` to the table typecheck(p) returns when the validator's type
+/// inference ran and reported no error (else nullopt): a caller that validates first need not
+/// type-check again.
+Diagnostics validate(const Program& p, std::string_view file, const ValidateOptions& options,
+                     std::optional<TypeTable>& types);
 
 /// True when `validate` reports no error (warnings allowed).
 bool is_valid(const Program& p, const ValidateOptions& options = {});
