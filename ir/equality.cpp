@@ -17,27 +17,62 @@ std::uint64_t fnv1a64(const void* data, std::size_t size, std::uint64_t seed) {
 
 namespace {
 
-// Serialises the meaning of a program into a byte stream; equality compares two streams and the
-// hash hashes one. One walk, so the two can never disagree.
+// The canonical byte stream into a string.
+struct StringSink {
+  std::string out;
+  void put(char c) { out.push_back(c); }
+  void put(const char* data, std::size_t n) { out.append(data, n); }
+};
+
+// The canonical byte stream hashed as it is written (the same bytes fnv1a64 would see).
+struct HashSink {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  void put(char c) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  void put(const char* data, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) put(data[i]);
+  }
+};
+
+// The canonical byte stream compared, as it is written, with an earlier one.
+struct CompareSink {
+  std::string_view expected;
+  std::size_t at = 0;
+  bool same = true;
+  void put(char c) {
+    same = same && at < expected.size() && expected[at] == c;
+    ++at;
+  }
+  void put(const char* data, std::size_t n) {
+    same = same && at + n <= expected.size() && std::memcmp(expected.data() + at, data, n) == 0;
+    at += n;
+  }
+  bool equal() const { return same && at == expected.size(); }
+};
+
+// Serialises the meaning of a program into a byte stream (into a Sink); equality compares two
+// streams and the hash hashes one. One walk, so the two can never disagree.
+template <class Sink>
 class CanonicalWriter {
  public:
-  explicit CanonicalWriter(const Program& p) : p_(p) {}
+  CanonicalWriter(const Program& p, Sink& sink) : p_(p), out_(sink) {}
 
-  std::string run() {
+  void run() {
     const auto wg = p_.workgroup_size();
     u32(wg[0]), u32(wg[1]), u32(wg[2]);
     u32(static_cast<std::uint32_t>(p_.buffers().size()));
     for (const BufferDecl& b : p_.buffers()) buffer(b);
     list(p_.entry());
-    return std::move(out_);
   }
 
  private:
-  void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void u8(std::uint8_t v) { out_.put(static_cast<char>(v)); }
   void u32(std::uint32_t v) {
     char bytes[4];
     std::memcpy(bytes, &v, 4);
-    out_.append(bytes, 4);
+    out_.put(bytes, 4);
   }
   void u64(std::uint64_t v) { u32(static_cast<std::uint32_t>(v)), u32(static_cast<std::uint32_t>(v >> 32)); }
   void name(NameId id) {
@@ -47,7 +82,7 @@ class CanonicalWriter {
     }
     const std::string_view s = p_.name(id);
     u32(static_cast<std::uint32_t>(s.size()));
-    out_.append(s);
+    out_.put(s.data(), s.size());
   }
 
   void buffer(const BufferDecl& b) {
@@ -102,18 +137,23 @@ class CanonicalWriter {
   }
 
   const Program& p_;
-  std::string out_;
+  Sink& out_;
 };
 
 }  // namespace
 
 bool structurally_equal(const Program& a, const Program& b) {
-  return CanonicalWriter(a).run() == CanonicalWriter(b).run();
+  StringSink first;
+  CanonicalWriter<StringSink>(a, first).run();
+  CompareSink second{first.out};
+  CanonicalWriter<CompareSink>(b, second).run();
+  return second.equal();
 }
 
 std::uint64_t content_hash(const Program& p) {
-  const std::string bytes = CanonicalWriter(p).run();
-  return fnv1a64(bytes.data(), bytes.size());
+  HashSink sink;
+  CanonicalWriter<HashSink>(p, sink).run();
+  return sink.h;
 }
 
 }  // namespace gridcheck::ir

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "ir/builder.hpp"
 
 namespace gridcheck::ir {
@@ -21,6 +23,21 @@ TEST(IR_Equality, SameConstructionIsEqualWithEqualHash) {
 TEST(IR_Equality, DifferentLiteralIsNotEqual) {
   EXPECT_FALSE(structurally_equal(accumulator(0xBB), accumulator(0xBC)));
   EXPECT_NE(content_hash(accumulator(0xBB)), content_hash(accumulator(0xBC)));
+}
+
+TEST(IR_Equality, AProgramThatExtendsAnotherIsNotEqualEitherWay) {
+  // The second walk compares with the first as it goes: a longer or a shorter stream must differ.
+  const auto stores = [](std::size_t n) {
+    Builder b;
+    Buf out = b.output("out", 0, ScalarType::U32, 4);
+    std::vector<S> body;
+    for (std::size_t i = 0; i < n; ++i) body.push_back(b.store(out, b.u32(static_cast<std::uint32_t>(i)), b.u32(7)));
+    return b.wrapped(body);
+  };
+  EXPECT_TRUE(structurally_equal(stores(2), stores(2)));
+  EXPECT_FALSE(structurally_equal(stores(2), stores(3)));
+  EXPECT_FALSE(structurally_equal(stores(3), stores(2)));
+  EXPECT_NE(content_hash(stores(2)), content_hash(stores(3)));
 }
 
 TEST(IR_Equality, BarrierMemoryScopeMatters) {

@@ -55,7 +55,7 @@ CampaignTarget dag_campaign_target(const DagConfig& config, const planner::Profi
   CampaignTarget t;
   t.name = "dag";
   t.generate = [config, &planner](ChoiceSource& choices) {
-    const WaveDag dag = generate_dag(choices, config);
+    const WaveDag dag = generate_dag(choices, config, /*named=*/false);  // the fused case is named
     if (!config.reuse_scratch) return fuse_dag(dag, planner);
     // One scratch for the case's history and then its DAG, both decoded from the case's choices,
     // so a failure that needs the history replays and shrinks like any other.

@@ -93,7 +93,7 @@ std::string describe_plan(const MegakernelPlan& plan) {
   return fmt::format("[{}] barriers {}", groups, plan->global_barriers);
 }
 
-ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_view planner_name) {
+ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_view planner_name, bool named) {
   const ir::Program& from = dag.base.program;
   const std::size_t n = dag.wave_count();
   ir::Builder b(from.workgroup_size());
@@ -136,7 +136,8 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
   c.meta.emplace_back("dag_shape", dag.shape);
   c.meta.emplace_back("dag_planner", std::string(planner_name));
   c.meta.emplace_back("dag_plan", describe_plan(plan));
-  c.name = fmt::format("dag-{}-{:08x}", dag.shape, static_cast<std::uint32_t>(ir::content_hash(c.program)));
+  if (named)
+    c.name = fmt::format("dag-{}-{:08x}", dag.shape, static_cast<std::uint32_t>(ir::content_hash(c.program)));
   c.description = fmt::format("{} waves, {} edges ({}) fused by {}: {}", n, dag.edges.size(), dag.shape,
                               planner_name, plan.ok() ? fmt::format("{} groups, {} barriers", groups,
                                                                     plan->global_barriers)

@@ -42,8 +42,9 @@ std::string describe_plan(const MegakernelPlan& plan);
 
 /// The fused case of `dag` under `plan` (a plan error schedules nothing). Group entries that name
 /// no wave of the DAG are skipped. The name, description and meta lines are set; expectations
-/// are left empty.
-ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_view planner_name);
+/// are left empty. With `named` false the name (a content hash of the fused program, a canonical
+/// walk that costs as much as a copy of it) is left empty: for callers that only run the program.
+ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_view planner_name, bool named = true);
 
 /// Plans `dag` with `profile.megakernel` (fresh scratch) and fuses it.
 ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile);

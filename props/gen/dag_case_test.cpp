@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ir/equality.hpp"
 #include "ir/text/parser.hpp"
 #include "ir/text/printer.hpp"
 #include "ir/validate/validator.hpp"
@@ -41,6 +42,16 @@ TEST(Props_DagFusion, EachGroupIsOnePhaseAndTheBarriersAreTakenLiterally) {
   const FusedSchedule extra = fused_schedule(fuse_dag(dag, plan_of({{0}, {1}}, 3), "test"));
   EXPECT_EQ(extra.phases, (Phases{{0}, {1}, {}, {}}));
   EXPECT_EQ(extra.fences, 3u);
+}
+
+TEST(Props_DagFusion, AnUnnamedFusionIsTheSameProgramWithoutAName) {
+  const WaveDag dag = two_wave_dag();
+  const ir::Case named = fuse_dag(dag, plan_of({{0}, {1}}, 1), "test");
+  const ir::Case unnamed = fuse_dag(dag, plan_of({{0}, {1}}, 1), "test", /*named=*/false);
+  EXPECT_FALSE(named.name.empty());
+  EXPECT_TRUE(unnamed.name.empty());
+  EXPECT_TRUE(ir::structurally_equal(named.program, unnamed.program));
+  EXPECT_EQ(named.meta, unnamed.meta);
 }
 
 TEST(Props_DagFusion, WavesThePlanLeavesOutAreKeptUnscheduled) {

@@ -36,7 +36,7 @@ class DagGenerator {
  public:
   DagGenerator(ChoiceSource& c, const DagConfig& config) : c_(c), config_(config) {}
 
-  WaveDag run() {
+  WaveDag run(bool named) {
     draw_graph();
     draw_dispatch();
     declare_buffers();
@@ -67,7 +67,7 @@ class DagGenerator {
     dag.edges = edges_;
     dag.ordering_edges = ordering_;
     dag.shape = std::string(name_of(shape_));
-    base.name = fmt::format("dag-{}-{:016x}", dag.shape, ir::content_hash(base.program));
+    if (named) base.name = fmt::format("dag-{}-{:016x}", dag.shape, ir::content_hash(base.program));
     base.description = fmt::format("{} waves, {} edges ({})", n_, edges_.size(), dag.shape);
     return dag;
   }
@@ -397,7 +397,9 @@ std::optional<std::vector<planner::WaveDependency>> parse_edges(std::string_view
   }
 }
 
-WaveDag generate_dag(ChoiceSource& choices, const DagConfig& config) { return DagGenerator(choices, config).run(); }
+WaveDag generate_dag(ChoiceSource& choices, const DagConfig& config, bool named) {
+  return DagGenerator(choices, config).run(named);
+}
 
 std::vector<PlannerInput> generate_scratch_history(ChoiceSource& c, const DagConfig& config, std::size_t wave_count,
                                                    std::size_t edge_count) {

@@ -78,7 +78,10 @@ struct WaveDag {
   std::size_t wave_count() const { return waves.size(); }
 };
 
-WaveDag generate_dag(ChoiceSource& choices, const DagConfig& config = {});
+/// A random DAG drawn from `choices`. base.name is "dag-SHAPE-HASH" (a content hash of base.program,
+/// a canonical walk as costly as a copy of it); with `named` false it is left empty, for callers
+/// that name the fused case instead (the DAG campaign). Every other field is the same either way.
+WaveDag generate_dag(ChoiceSource& choices, const DagConfig& config = {}, bool named = true);
 
 
 /// The inputs one reused scratch plans, in order, before a DAG of `wave_count` waves and

@@ -120,6 +120,22 @@ TEST(Props_DagGenerator, ReplayingTheRecordedChoicesGivesTheSameDag) {
   }
 }
 
+TEST(Props_DagGenerator, AnUnnamedDagIsTheSameDagWithoutAName) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    ChoiceSource choices = ChoiceSource::random(seed);
+    WaveDag named = generate_dag(choices);
+    ChoiceSource replay = ChoiceSource::replay(choices.recorded());
+    const WaveDag unnamed = generate_dag(replay, {}, /*named=*/false);
+    EXPECT_FALSE(named.base.name.empty());
+    EXPECT_TRUE(unnamed.base.name.empty());
+    named.base.name.clear();
+    EXPECT_EQ(ir::print(named.base), ir::print(unnamed.base)) << "seed " << seed;
+    EXPECT_EQ(named.waves, unnamed.waves);
+    EXPECT_EQ(named.edges, unnamed.edges);
+    EXPECT_EQ(named.ordering_edges, unnamed.ordering_edges);
+  }
+}
+
 // Shrinking edits the recorded choices; every edited sequence must still decode to a well-formed
 // DAG (acyclic, valid, race-free waves).
 TEST(Props_DagGenerator, EditedChoiceSequencesStillDecodeToWellFormedDags) {

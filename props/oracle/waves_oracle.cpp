@@ -17,6 +17,11 @@ namespace {
 
 using planner::Bytes;
 
+/// Wave k's prepared program once prepared (run_waves_with).
+using PreparedWaves = std::vector<std::optional<interp::PreparedProgram>>;
+
+WavesRun run_waves_with(const WaveDag& dag, const interp::RunOptions& options, PreparedWaves& prepared);
+
 WavesRun failed(WavesRun run, interp::RunStatus status, std::string detail, std::string message,
                 std::optional<std::size_t> wave = std::nullopt) {
   run.status = status;
@@ -33,7 +38,7 @@ class FusionJudge {
   FusionJudge(const WaveDag& dag, const OracleOptions& options) : dag_(dag), options_(options) {}
 
   const WavesRun& waves() {
-    if (!waves_) waves_ = run_waves(dag_, run_options(false));
+    if (!waves_) waves_ = run_waves_with(dag_, run_options(false), prepared_);
     return *waves_;
   }
 
@@ -59,7 +64,7 @@ class FusionJudge {
         return s;
       }
       // Racy fusion: the plan's fault only if every wave alone is race-free.
-      if (!races_checked_) races_checked_ = run_waves(dag_, run_options(true));
+      if (!races_checked_) races_checked_ = run_waves_with(dag_, run_options(true), prepared_);
       if (!races_checked_->ok()) return invalid(std::move(s), *races_checked_);
       const std::string why = !fused.reference.races.empty() ? fused.reference.races.front().message
                               : fused.schedule_dependent     ? std::string("the reversed schedule gives other bytes")
@@ -132,11 +137,13 @@ class FusionJudge {
   const WaveDag& dag_;
   const OracleOptions& options_;
   std::optional<WavesRun> waves_, races_checked_;
+  PreparedWaves prepared_;  ///< shared by both runs of the waves
 };
 
-}  // namespace
-
-WavesRun run_waves(const WaveDag& dag, const interp::RunOptions& options) {
+/// run_waves with the caller's prepared waves: index k holds wave k's program once prepared (the
+/// preparation depends on the options' file and validation only, not on race detection), so a
+/// second run of the same DAG prepares nothing again.
+WavesRun run_waves_with(const WaveDag& dag, const interp::RunOptions& options, PreparedWaves& prepared) {
   WavesRun run;
   const ir::Program& base = dag.base.program;
   const auto order = topological_order(dag.wave_count(), dag.edges);
@@ -172,7 +179,7 @@ WavesRun run_waves(const WaveDag& dag, const interp::RunOptions& options) {
     grid = *inferred;
   }
 
-  std::vector<std::optional<interp::PreparedProgram>> prepared(dag.wave_count());
+  prepared.resize(dag.wave_count());
   for (std::uint32_t pass = 0; pass < std::max(1u, dag.base.fixpoint); ++pass) {
     for (std::size_t k : run.order) {
       if (!prepared[k]) {
@@ -214,6 +221,13 @@ WavesRun run_waves(const WaveDag& dag, const interp::RunOptions& options) {
   return run;
 }
 
+}  // namespace
+
+WavesRun run_waves(const WaveDag& dag, const interp::RunOptions& options) {
+  PreparedWaves prepared;
+  return run_waves_with(dag, options, prepared);
+}
+
 void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, CaseReport& report) const {
   if (!options.waves || !is_dag_case(c)) return;
   const PhaseScope timed(Phase::Waves, Nested::Absorb);
@@ -242,7 +256,7 @@ void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, Case
       report.outcomes.push_back(judge.refused(plan.error(), profile->name));
       continue;
     }
-    const ir::Case fused = fuse_dag(*dag, plan, profile->name);
+    const ir::Case fused = fuse_dag(*dag, plan, profile->name, /*named=*/false);
     if (ir::structurally_equal(fused.program, c.program)) {
       OracleOutcome same = kernel;
       same.profile = profile->name;
