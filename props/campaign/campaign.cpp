@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -74,7 +75,11 @@ class Campaign {
     std::vector<std::thread> workers;
     for (unsigned j = 0; j < jobs; ++j) workers.emplace_back([this] { work(); });
     while (!done_.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      {
+        // Woken at once when the last case is done, so a campaign's seconds are its workers' time.
+        std::unique_lock wake_lock(wake_mutex_);
+        wake_.wait_for(wake_lock, std::chrono::milliseconds(100), [this] { return done_.load(); });
+      }
       if (should_stop()) done_.store(true);
       if (options_.on_progress && Clock::now() - last_progress_ >= std::chrono::seconds(1)) {
         last_progress_ = Clock::now();
@@ -140,7 +145,11 @@ class Campaign {
       unfinished_.erase(k);
       ++cases_done_;
     }
-    done_.store(true);
+    {
+      std::lock_guard wake_lock(wake_mutex_);
+      done_.store(true);
+    }
+    wake_.notify_all();
   }
 
   bool interrupted() const { return options_.stop != nullptr && options_.stop->load(); }
@@ -378,6 +387,8 @@ class Campaign {
   std::atomic<std::uint64_t> next_{0};
   std::atomic<std::uint64_t> cases_done_{0};
   std::atomic<bool> done_{false};
+  std::mutex wake_mutex_;            ///< with wake_: the supervising loop sleeps until done_ or 100 ms
+  std::condition_variable wake_;
   std::map<std::string, std::uint64_t> verdicts_;
   std::set<std::string> signatures_;
   std::map<std::string, std::uint32_t> unshrunk_signatures_;  ///< pre-shrink signature -> failures seen
