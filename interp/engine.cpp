@@ -215,18 +215,23 @@ bool Engine::launch(std::uint32_t index) {
 void Engine::start_workgroup(std::uint32_t workgroup, std::uint32_t base) {
   Grid wg_ids = {workgroup % grid_[0], (workgroup / grid_[0]) % grid_[1], workgroup / (grid_[0] * grid_[1])};
   const auto size = prog_.workgroup_size;
-  for (std::uint32_t l = 0; l < lanes_; ++l) {
-    std::uint32_t* r = frame(base + l);
-    const auto& lid = local_ids_[l];
+  const Grid first = {wg_ids[0] * size[0], wg_ids[1] * size[1], wg_ids[2] * size[2]};  // global id of lane 0
+  // Locals only: the stores into the frames (uint32_t) could alias the members' arrays.
+  const std::array<std::uint32_t, 3>* const lids = local_ids_.data();
+  const std::size_t frame_words = frame_words_;
+  const std::uint32_t lanes = lanes_;
+  std::uint32_t* r = frame(base);
+  for (std::uint32_t l = 0; l < lanes; ++l, r += frame_words) {
+    const std::array<std::uint32_t, 3> lid = lids[l];
     for (int a = 0; a < 3; ++a) {
       r[kSlotLocalId + a] = lid[a];
       r[kSlotWorkgroupId + a] = wg_ids[a];
-      r[kSlotGlobalId + a] = wg_ids[a] * size[a] + lid[a];
+      r[kSlotGlobalId + a] = first[a] + lid[a];
     }
-    pc_[base + l] = 0;
-    status_[base + l] = Status::Ready;
-    record_grid_[base + l] = 0;
   }
+  std::fill_n(pc_.begin() + base, lanes, 0u);
+  std::fill_n(status_.begin() + base, lanes, Status::Ready);
+  std::fill_n(record_grid_.begin() + base, lanes, 0u);
   const std::size_t words = prog_.workgroup_words;
   if (words > 0) {
     auto block = workgroup_memory_.begin() + static_cast<std::ptrdiff_t>((base / lanes_) * words);
@@ -406,7 +411,9 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   const std::uint32_t* const order_end = order + lanes_;
   std::int64_t fuel = fuel_;
   std::uint32_t* r = nullptr;
-  std::uint32_t pc = 0, slot = 0;
+  // pc is 64-bit: the index into code needs no zero-extension after each increment.
+  std::size_t pc = 0;
+  std::uint32_t slot = 0;
   const Instr* in = nullptr;
   Stop stop = Stop::Finished;
 
@@ -558,7 +565,7 @@ op_LoadF32 : {
       if (v.shadow_offset != kNoShadow) {
         const std::uint32_t word = v.shadow_offset + i;
         if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]
-          uninit_->report(Access{in->a, i, pc, workgroup, slot - base, w, w, false});
+          uninit_->report(Access{in->a, i, static_cast<std::uint32_t>(pc), workgroup, slot - base, w, w, false});
       }
     }
   } else {
@@ -611,7 +618,7 @@ op_Atomic : {
 op_RecordIf : {
   const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;
-  if (!record_agrees(scope, pc, value, slot) && !record(scope, pc, value, slot, workgroup, slot - base)) {
+  if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
     stop = Stop::Divergence;
     goto done;
   }
@@ -621,7 +628,7 @@ op_RecordLoop : {
   const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t from = r[in->a], to = r[in->b];
   const std::uint32_t value = to > from ? to - from : 0u;
-  if (!record_agrees(scope, pc, value, slot) && !record(scope, pc, value, slot, workgroup, slot - base)) {
+  if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
     stop = Stop::Divergence;
     goto done;
   }
