@@ -21,6 +21,13 @@ inline std::uint32_t read_word(const std::uint8_t* p) {
 }
 inline void write_word(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
 
+/// `v`, hidden from the optimiser: the blocking handlers index the lane arrays with it, so GCC does
+/// not keep the lane switch's element addresses alive (spilled) across the whole execution loop.
+inline std::uint32_t opaque(std::uint32_t v) {
+  asm("" : "+r"(v));
+  return v;
+}
+
 // Diagnostic codes of run-time outcomes.
 constexpr const char* kTrapCode = "R020";
 constexpr const char* kOutOfFuelCode = "R021";
@@ -106,6 +113,8 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
   record_grid_.assign(resident, 0);
   alive_.assign(resident_groups, 0);
   const auto size = prog_.workgroup_size;
+  identity_slots_.resize(lanes_);
+  shuffled_slots_.resize(lanes_);
   local_ids_.resize(lanes_);
   for (std::uint32_t l = 0; l < lanes_; ++l)
     local_ids_[l] = {l % size[0], (l / size[0]) % size[1], l / (size[0] * size[1])};
@@ -206,18 +215,23 @@ bool Engine::launch(std::uint32_t index) {
 void Engine::start_workgroup(std::uint32_t workgroup, std::uint32_t base) {
   Grid wg_ids = {workgroup % grid_[0], (workgroup / grid_[0]) % grid_[1], workgroup / (grid_[0] * grid_[1])};
   const auto size = prog_.workgroup_size;
-  for (std::uint32_t l = 0; l < lanes_; ++l) {
-    std::uint32_t* r = frame(base + l);
-    const auto& lid = local_ids_[l];
+  const Grid first = {wg_ids[0] * size[0], wg_ids[1] * size[1], wg_ids[2] * size[2]};  // global id of lane 0
+  // Locals only: the stores into the frames (uint32_t) could alias the members' arrays.
+  const std::array<std::uint32_t, 3>* const lids = local_ids_.data();
+  const std::size_t frame_words = frame_words_;
+  const std::uint32_t lanes = lanes_;
+  std::uint32_t* r = frame(base);
+  for (std::uint32_t l = 0; l < lanes; ++l, r += frame_words) {
+    const std::array<std::uint32_t, 3> lid = lids[l];
     for (int a = 0; a < 3; ++a) {
       r[kSlotLocalId + a] = lid[a];
       r[kSlotWorkgroupId + a] = wg_ids[a];
-      r[kSlotGlobalId + a] = wg_ids[a] * size[a] + lid[a];
+      r[kSlotGlobalId + a] = first[a] + lid[a];
     }
-    pc_[base + l] = 0;
-    status_[base + l] = Status::Ready;
-    record_grid_[base + l] = 0;
   }
+  std::fill_n(pc_.begin() + base, lanes, 0u);
+  std::fill_n(status_.begin() + base, lanes, Status::Ready);
+  std::fill_n(record_grid_.begin() + base, lanes, 0u);
   const std::size_t words = prog_.workgroup_words;
   if (words > 0) {
     auto block = workgroup_memory_.begin() + static_cast<std::ptrdiff_t>((base / lanes_) * words);
@@ -325,13 +339,25 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
   }
 
   for (;;) {
-    const bool identity = orders_.is_identity();
-    if (!identity) orders_.next(lane_order_, lanes_);
+    // The slots in schedule order: the identity order is filled once per base, a shuffled one
+    // per round (one orders_.next per round, as the schedule's sequence of orders requires).
+    const std::uint32_t* order;
+    if (orders_.is_identity()) {
+      if (identity_slots_base_ != base) {
+        for (std::uint32_t l = 0; l < lanes_; ++l) identity_slots_[l] = base + l;
+        identity_slots_base_ = base;
+      }
+      order = identity_slots_.data();
+    } else {
+      orders_.next(lane_order_, lanes_);
+      for (std::uint32_t l = 0; l < lanes_; ++l) shuffled_slots_[l] = base + lane_order_[l];
+      order = shuffled_slots_.data();
+    }
     const bool going = uninit_ != nullptr
-                           ? (observed ? run_lanes<true, true>(workgroup, base, identity)
-                                       : run_lanes<false, true>(workgroup, base, identity))
-                           : (observed ? run_lanes<true, false>(workgroup, base, identity)
-                                       : run_lanes<false, false>(workgroup, base, identity));
+                           ? (observed ? run_lanes<true, true>(workgroup, base, order)
+                                       : run_lanes<false, true>(workgroup, base, order))
+                           : (observed ? run_lanes<true, false>(workgroup, base, order)
+                                       : run_lanes<false, false>(workgroup, base, order));
     if (!going) return false;
     if (wg_at_barrier_ == 0) break;
     // Every non-finished invocation waits at the same workgroup barrier (a lane at a grid_sync
@@ -358,7 +384,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 // invocation starts — so straight-line code pays no branch for it.
 // Handlers are listed in the order of enum Op.
 template <bool kObserved, bool kUninit>
-bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity) {
+bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::uint32_t* order) {
   static constexpr void* kHandlers[] = {
       &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext, &&op_Add,    &&op_Sub,     &&op_Mul,
       &&op_And,    &&op_Or,       &&op_Xor,      &&op_Shl,    &&op_ShrU,     &&op_ShrS,   &&op_Eq,      &&op_Ne,
@@ -373,21 +399,21 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
   const Instr* const code = prog_.code.data();
   View* const views = views_.data();
   [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
-  // The engine's arrays and the barrier bookkeeping in locals: a store through a buffer pointer
-  // (memcpy) may alias any member, so members would be reloaded after every store. The bookkeeping
-  // goes back to the members around on_stop, which reads and writes it, and on leaving.
+  // The engine's arrays in locals: a store through a buffer pointer (memcpy) may alias any member,
+  // so members would be reloaded after every store. The barrier bookkeeping stays in the members:
+  // only the barrier handler reads it, with no store in between, and as locals GCC packed it into
+  // vector registers and spilled the loop's pointers (callgrind: more instructions per switch).
   std::uint32_t* const frames = frames_.data();
   const std::size_t frame_words = frame_words_;
   Status* const status = status_.data();
   std::uint32_t* const pcs = pc_.data();
-  const std::uint32_t* const lane_order = lane_order_.data();
   std::uint32_t* const alive = alive_.data() + base / lanes_;
-  const std::uint32_t lanes = lanes_;
-  std::uint32_t at_barrier = wg_at_barrier_, barrier_pc = wg_barrier_pc_, barrier_local = wg_barrier_local_;
-  std::uint32_t at_fence = wg_at_fence_;
+  const std::uint32_t* const order_end = order + lanes_;
   std::int64_t fuel = fuel_;
   std::uint32_t* r = nullptr;
-  std::uint32_t pc = 0, slot = 0, local = 0;
+  // pc is 64-bit: the index into code needs no zero-extension after each increment.
+  std::size_t pc = 0;
+  std::uint32_t slot = 0;
   const Instr* in = nullptr;
   Stop stop = Stop::Finished;
 
@@ -416,9 +442,8 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identit
     GC_NEXT();                                   \
   }
 
-  for (std::uint32_t i = 0; i < lanes; ++i) {
-  local = identity ? i : lane_order[i];
-  slot = base + local;
+  for (; order != order_end; ++order) {
+  slot = *order;
   if (status[slot] != Status::Ready) continue;
   r = frames + slot * frame_words;
   pc = pcs[slot];
@@ -481,7 +506,7 @@ op_ModS : {
   const std::uint32_t x = r[in->a], y = r[in->b];
   const ir::ScalarResult v = in->op == Op::DivS ? ir::scalar::i32_div(x, y) : ir::scalar::i32_mod(x, y);
   if (!v.ok()) [[unlikely]] {
-    trap(v.trap, pc, workgroup, local,
+    trap(v.trap, pc, workgroup, slot - base,
          fmt::format("i32 {} {} {} has no defined value", static_cast<std::int32_t>(x), in->op == Op::DivS ? "/" : "%",
                      static_cast<std::int32_t>(y)));
     stop = Stop::Trap;
@@ -494,7 +519,7 @@ op_Binary : {
   const ir::ScalarResult v =
       ir::eval_binary(static_cast<ir::BinOp>(in->sub), static_cast<ir::ScalarType>(in->type), r[in->a], r[in->b]);
   if (!v.ok()) [[unlikely]] {
-    trap(v.trap, pc, workgroup, local, "the operation has no defined value");
+    trap(v.trap, pc, workgroup, slot - base, "the operation has no defined value");
     stop = Stop::Trap;
     goto done;
   }
@@ -518,7 +543,7 @@ op_TruthyF32:
   GC_NEXT();
 op_CheckU32:
   if (static_cast<std::int32_t>(r[in->a]) < 0) [[unlikely]] {
-    trap(ir::TrapKind::NegativeToU32, pc, workgroup, local,
+    trap(ir::TrapKind::NegativeToU32, pc, workgroup, slot - base,
          fmt::format("negative i32 {} used as a u32 {}", static_cast<std::int32_t>(r[in->a]),
                      u32_use_text(static_cast<U32Use>(in->sub))));
     stop = Stop::Trap;
@@ -535,17 +560,17 @@ op_LoadF32 : {
     r[in->d] = in->op == Op::Load       ? w
                : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
                                         : ir::scalar::f32_canonical(w);
-    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc, local);
+    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc, slot - base);
     if constexpr (kUninit) {
       if (v.shadow_offset != kNoShadow) {
         const std::uint32_t word = v.shadow_offset + i;
         if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]
-          uninit_->report(Access{in->a, i, pc, workgroup, local, w, w, false});
+          uninit_->report(Access{in->a, i, static_cast<std::uint32_t>(pc), workgroup, slot - base, w, w, false});
       }
     }
   } else {
     r[in->d] = 0;
-    out_of_bounds(AccessKind::Load, in->a, i, pc, workgroup, local);
+    out_of_bounds(AccessKind::Load, in->a, i, pc, workgroup, slot - base);
   }
   GC_NEXT();
 }
@@ -557,7 +582,7 @@ op_Store : {
     if constexpr (kObserved) {
       const std::uint32_t before = read_word(p);
       write_word(p, r[in->c]);
-      notify(AccessKind::Store, in->a, i, r[in->c], before, pc, local);
+      notify(AccessKind::Store, in->a, i, r[in->c], before, pc, slot - base);
     } else {
       write_word(p, r[in->c]);
     }
@@ -568,7 +593,7 @@ op_Store : {
       }
     }
   } else {
-    out_of_bounds(AccessKind::Store, in->a, i, pc, workgroup, local);
+    out_of_bounds(AccessKind::Store, in->a, i, pc, workgroup, slot - base);
   }
   GC_NEXT();
 }
@@ -583,17 +608,17 @@ op_Atomic : {
         static_cast<ir::AtomicOp>(in->sub) == ir::AtomicOp::CompareExchange && old != r[in->e];
     write_word(p, res.stored);
     r[in->d] = old;
-    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, pc, local, cas_failed);
+    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, pc, slot - base, cas_failed);
   } else {
     r[in->d] = 0;
-    out_of_bounds(AccessKind::Atomic, in->a, i, pc, workgroup, local);
+    out_of_bounds(AccessKind::Atomic, in->a, i, pc, workgroup, slot - base);
   }
   GC_NEXT();
 }
 op_RecordIf : {
   const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;
-  if (!record_agrees(scope, pc, value, slot) && !record(scope, pc, value, slot, workgroup, local)) {
+  if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
     stop = Stop::Divergence;
     goto done;
   }
@@ -603,7 +628,7 @@ op_RecordLoop : {
   const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t from = r[in->a], to = r[in->b];
   const std::uint32_t value = to > from ? to - from : 0u;
-  if (!record_agrees(scope, pc, value, slot) && !record(scope, pc, value, slot, workgroup, local)) {
+  if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
     stop = Stop::Divergence;
     goto done;
   }
@@ -611,13 +636,14 @@ op_RecordLoop : {
 }
 op_Barrier:
   // Fast path of on_stop: the first arrival, or one more at the same barrier.
-  if (at_fence == 0 && (at_barrier == 0 || barrier_pc == pc)) {
-    if (at_barrier++ == 0) {
-      barrier_pc = pc;
-      barrier_local = local;
+  if (wg_at_fence_ == 0 && (wg_at_barrier_ == 0 || wg_barrier_pc_ == pc)) {
+    if (wg_at_barrier_++ == 0) {
+      wg_barrier_pc_ = pc;
+      wg_barrier_local_ = slot - base;
     }
-    status[slot] = Status::AtBarrier;
-    pcs[slot] = pc + 1;
+    const std::uint32_t s = opaque(slot);
+    status[s] = Status::AtBarrier;
+    pcs[s] = pc + 1;
     continue;
   }
   ++pc;
@@ -628,37 +654,27 @@ op_Fence:
   stop = Stop::Fence;
   goto done;
 op_Return:
-  status[slot] = Status::Finished;
+  status[opaque(slot)] = Status::Finished;
   --*alive;
-  pcs[slot] = pc;
+  pcs[opaque(slot)] = pc;
   continue;
 op_Trap:
-  trap(ir::TrapKind::TrapStatement, pc, workgroup, local, "the program executed a trap statement");
+  trap(ir::TrapKind::TrapStatement, pc, workgroup, slot - base, "the program executed a trap statement");
   stop = Stop::Trap;
   goto done;
 no_fuel:
   if (refuel(fuel)) GC_DISPATCH();  // the next chunk of a budget with a deadline: go on at pc
   stop = Stop::OutOfFuel;
 done:
-  pcs[slot] = pc;
-  wg_at_barrier_ = at_barrier;
-  wg_barrier_pc_ = barrier_pc;
-  wg_barrier_local_ = barrier_local;
-  if (!on_stop(stop, slot, workgroup, local)) {
+  pcs[opaque(slot)] = pc;
+  if (!on_stop(stop, slot, workgroup, slot - base)) {
     fuel_ = fuel;
     return false;
   }
-  at_barrier = wg_at_barrier_;
-  barrier_pc = wg_barrier_pc_;
-  barrier_local = wg_barrier_local_;
-  at_fence = wg_at_fence_;
   }  // for each lane
 #undef GC_BINARY
 #undef GC_NEXT
 #undef GC_DISPATCH
-  wg_at_barrier_ = at_barrier;
-  wg_barrier_pc_ = barrier_pc;
-  wg_barrier_local_ = barrier_local;
   fuel_ = fuel;
   return true;
 }

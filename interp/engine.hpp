@@ -72,9 +72,10 @@ class Engine {
   /// Runs one workgroup until it has no ready invocation left; false when the run stopped.
   bool run_workgroup(std::uint32_t workgroup, bool fresh);
   void start_workgroup(std::uint32_t workgroup, std::uint32_t base);
-  /// Runs each ready invocation of the workgroup (in lane order) until it blocks; false when the run stopped.
+  /// Runs each ready invocation of the workgroup until it blocks, in the order of `order` (the
+  /// workgroup's lanes_ slots, schedule order); false when the run stopped.
   template <bool kObserved, bool kUninit>
-  bool run_lanes(std::uint32_t workgroup, std::uint32_t base, bool identity);
+  bool run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::uint32_t* order);
   /// Books an invocation's stop (barrier/fence arrival checks); false when the run stopped.
   bool on_stop(Stop stop, std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local);
   /// The running loop's fuel ran out (fuel <= 0): moves the next chunk of the reserve into it and
@@ -135,6 +136,9 @@ class Engine {
 
   OrderGenerator orders_;
   std::vector<std::uint32_t> lane_order_;
+  std::vector<std::uint32_t> identity_slots_;   ///< base + 0, ..., base + lanes_ - 1 (run_lanes' order)
+  std::uint32_t identity_slots_base_ = UINT32_MAX;  ///< the base identity_slots_ holds
+  std::vector<std::uint32_t> shuffled_slots_;   ///< base + lane_order_[l] (run_lanes' order)
   std::vector<std::uint32_t> wg_order_;
 
   // Barrier bookkeeping of the running workgroup and grid phase.
