@@ -268,12 +268,19 @@ TEST_F(Gpu_ResidentSplit, MultiSegmentAccumulatorsWithFixpointPassesAgree) {
   for (std::size_t i = 0; i < r.host_out.size(); ++i) EXPECT_EQ(words(r.resident_out[i]), words(r.host_out[i])) << r.host.output_names[i];
 }
 
-TEST_F(Gpu_ResidentSplit, ATrapInTheSecondSegmentFailsTheSameWayInBothModes) {
+/// Two segments over a grid_sync; the second divides by the first one's copy of `d`, so an input
+/// with a zero traps there (integer division by zero).
+Program trap_in_second_segment() {
   Builder b({4, 1, 1});
   auto d = b.read("d", 0, ScalarType::I32, 4);
   auto out = b.output("out", 1, ScalarType::I32, 4);
   Program p = b.raw({b.region("s0", {b.store(out, b.gid(), b.load(d, b.gid()))}), b.grid_sync(),
                      b.region("s1", {b.store(out, b.gid(), b.i32(12) / b.load(out, b.gid()))})});
+  return p;
+}
+
+TEST_F(Gpu_ResidentSplit, ATrapInTheSecondSegmentFailsTheSameWayInBothModes) {
+  const Program p = trap_in_second_segment();
   planner::RunConfig config;
   config.grid = std::array<std::uint32_t, 3>{1, 1, 1};
   Both r = run_both(p, {bytes({1, 2, 0, 3})}, config);
@@ -341,11 +348,7 @@ TEST_F(Gpu_ResidentSplit, APreparedSplitRunsLikeTheUnpreparedOneRunAfterRun) {
 }
 
 TEST_F(Gpu_ResidentSplit, APreparedSplitFailsLikeTheUnpreparedOne) {
-  Builder b({4, 1, 1});
-  auto d = b.read("d", 0, ScalarType::I32, 4);
-  auto out = b.output("out", 1, ScalarType::I32, 4);
-  Program p = b.raw({b.region("s0", {b.store(out, b.gid(), b.load(d, b.gid()))}), b.grid_sync(),
-                     b.region("s1", {b.store(out, b.gid(), b.i32(12) / b.load(out, b.gid()))})});
+  const Program p = trap_in_second_segment();
   planner::RunConfig config;
   config.grid = std::array<std::uint32_t, 3>{1, 1, 1};
   PreparedSplit prepared = prepare_split_resident(planner::vyre_0_7_2(), p);
