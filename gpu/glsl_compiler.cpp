@@ -155,7 +155,13 @@ ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::strin
   if (!compiling.owns_lock()) {
     std::lock_guard wait(entry->compiling);
     if (entry->error) return *entry->error;
-    ++hits_;
+    if (entry->from_file_unused.exchange(false)) {
+      ++file_hits_;
+      std::lock_guard lock(mutex_);
+      used_.push_back(entry);
+    } else {
+      ++hits_;
+    }
     return &entry->spirv;
   }
   const auto start = std::chrono::steady_clock::now();
@@ -177,6 +183,11 @@ ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::strin
     return spirv.diagnostics();
   }
   entry->spirv = std::move(spirv).value();
+  if (file_) {
+    std::lock_guard lock(mutex_);
+    used_.push_back(entry);
+    ++unsaved_;
+  }
   return &entry->spirv;
 }
 
@@ -186,8 +197,47 @@ std::size_t GlslCompiler::size() {
 }
 
 void GlslCompiler::clear() {
+  save();
   std::lock_guard lock(mutex_);
   entries_.clear();
+  used_.clear();
+}
+
+GlslCompiler::~GlslCompiler() { save(); }
+
+SpirvCacheLoad GlslCompiler::attach_file(std::filesystem::path file, std::uint64_t max_bytes) {
+  std::vector<SpirvCacheEntry> read;
+  file_load_ = read_spirv_cache(file, read);
+  file_ = std::move(file);
+  max_file_bytes_ = max_bytes;
+  file_entries_ = read.size();
+  std::lock_guard lock(mutex_);
+  for (SpirvCacheEntry& e : read) {
+    auto entry = std::make_shared<Entry>();
+    const std::uint64_t key = text_hash(e.glsl);
+    entry->glsl = std::move(e.glsl);
+    entry->spirv = std::move(e.spirv);
+    entry->from_file_unused = true;
+    entries_.emplace(key, std::move(entry));
+  }
+  return file_load_;
+}
+
+std::optional<std::string> GlslCompiler::save() {
+  if (!file_ || unsaved_.load() == 0) return std::nullopt;
+  unsaved_.store(0);
+  std::vector<SpirvCacheEntry> newest;
+  {
+    std::lock_guard lock(mutex_);
+    newest.reserve(used_.size());
+    for (auto it = used_.rbegin(); it != used_.rend(); ++it) newest.push_back({(*it)->glsl, (*it)->spirv});
+  }
+  std::vector<const SpirvCacheEntry*> order;
+  for (const SpirvCacheEntry& e : newest) order.push_back(&e);
+  std::string error;
+  last_save_ = write_spirv_cache(*file_, order, max_file_bytes_, &error);
+  if (last_save_ == SpirvCacheSave::Failed) return error;
+  return std::nullopt;
 }
 
 }  // namespace gridcheck::gpu

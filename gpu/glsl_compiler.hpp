@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpu/spirv_cache_file.hpp"
 #include "ir/diagnostic.hpp"
 
 namespace gridcheck::gpu {
@@ -39,20 +40,42 @@ std::optional<std::string> validate_spirv(const Spirv& spirv);
 /// compile. Failures are not kept (each call compiles again and saves the failing GLSL again).
 class GlslCompiler {
  public:
+  /// The largest SPIR-V cache file save() writes (header included).
+  static constexpr std::uint64_t kDefaultMaxFileBytes = 64ull << 20;
+
   explicit GlslCompiler(std::filesystem::path failure_dir = default_failure_dir()) : failure_dir_(std::move(failure_dir)) {}
+  /// Saves the SPIR-V cache file, if one is attached (best effort: a file that cannot be written only
+  /// costs compile time next run).
+  ~GlslCompiler();
+  GlslCompiler(const GlslCompiler&) = delete;
+  GlslCompiler& operator=(const GlslCompiler&) = delete;
 
   /// The SPIR-V of `glsl`; compiled once per distinct text. The pointer stays valid for the compiler's life.
   ir::Result<const Spirv*> compile(std::string_view glsl, std::string_view label = "shader");
 
+  /// Keeps the SPIR-V this compiler makes in `file` across runs (spirv_cache_file.hpp): reads the file's
+  /// entries now, so that compile() of a text found there neither compiles nor validates it, and writes
+  /// on save(), before clear() and on destruction. Call before the first compile().
+  SpirvCacheLoad attach_file(std::filesystem::path file, std::uint64_t max_bytes = kDefaultMaxFileBytes);
+  /// Writes the attached file when texts were compiled since the last save; an error text on failure.
+  std::optional<std::string> save();
+  const std::optional<std::filesystem::path>& file() const { return file_; }
+  SpirvCacheLoad file_load() const { return file_load_; }
+  SpirvCacheSave last_save() const { return last_save_; }
+  std::size_t file_entries() const { return file_entries_; }  ///< entries read from the file
+
   std::uint64_t compiles() const { return compiles_.load(); }
   std::uint64_t hits() const { return hits_.load(); }
+  /// Texts found in the attached file (each counted once; later requests for it are hits()).
+  std::uint64_t file_hits() const { return file_hits_.load(); }
   std::uint64_t compile_ns() const { return compile_ns_.load(); }  ///< total time spent in glslang + spirv-val
   /// The calling thread's time in glslang + spirv-val so far, over every GlslCompiler (a thread's own
   /// share of compile_ns(), for per-thread phase timing while other threads compile too).
   static std::uint64_t thread_compile_ns();
   const std::filesystem::path& failure_dir() const { return failure_dir_; }
   std::size_t size();
-  /// Forgets every kept SPIR-V: only while no other thread compiles and no pointer compile() gave is used.
+  /// Forgets every kept SPIR-V (after saving the attached file): only while no other thread compiles
+  /// and no pointer compile() gave is used.
   void clear();
 
  private:
@@ -61,12 +84,22 @@ class GlslCompiler {
     std::string glsl;
     Spirv spirv;
     std::optional<ir::Diagnostics> error;
+    std::atomic<bool> from_file_unused{false};  ///< read from the file and not asked for yet
   };
   std::filesystem::path failure_dir_;
   std::mutex mutex_;
   std::unordered_multimap<std::uint64_t, std::shared_ptr<Entry>> entries_;
+  /// Entries compiled or first found in the file this run, oldest first (what save() writes first).
+  std::vector<std::shared_ptr<Entry>> used_;
+  std::optional<std::filesystem::path> file_;
+  std::uint64_t max_file_bytes_ = kDefaultMaxFileBytes;
+  SpirvCacheLoad file_load_ = SpirvCacheLoad::NoFile;
+  SpirvCacheSave last_save_ = SpirvCacheSave::NotYet;
+  std::size_t file_entries_ = 0;
+  std::atomic<std::uint64_t> unsaved_{0};  ///< texts compiled since the last save
   std::atomic<std::uint64_t> compiles_{0};
   std::atomic<std::uint64_t> hits_{0};
+  std::atomic<std::uint64_t> file_hits_{0};
   std::atomic<std::uint64_t> compile_ns_{0};
 };
 

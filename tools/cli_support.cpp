@@ -281,8 +281,8 @@ void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
   cmd->add_flag("--validation", args.validation, "enable Vulkan validation and synchronization validation layers");
   cmd->add_option("--dump-glsl", args.dump_glsl, "write every lowered GLSL shader to this directory");
   cmd->add_option("--pipeline-cache", args.pipeline_cache,
-                  "H-gpu's VkPipelineCache file directory, or off (default: $GRIDCHECK_PIPELINE_CACHE, else "
-                  "$XDG_CACHE_HOME/gridcheck, else ~/.cache/gridcheck; safe to delete)");
+                  "directory of H-gpu's VkPipelineCache file and SPIR-V cache file, or off (default: "
+                  "$GRIDCHECK_PIPELINE_CACHE, else $XDG_CACHE_HOME/gridcheck, else ~/.cache/gridcheck; safe to delete)");
 }
 
 void add_same_value_writes_option(CLI::App* cmd, std::string& value) {

@@ -224,6 +224,8 @@ int run_fuzz(const FuzzArgs& args) {
 
   const props::CampaignProgress& p = result.progress;
   if (!result.state_error.empty()) std::fprintf(stderr, "gridcheck fuzz: %s\n", result.state_error.c_str());
+  if (gpu)
+    for (const std::string& note : gpu->save_caches()) std::fprintf(stderr, "gridcheck fuzz: note: %s\n", note.c_str());
   if (args.json) {
     nlohmann::json j = {{"seed", json_u64(options.seed)},
                         {"target", args.target},

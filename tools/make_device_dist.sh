@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 build=${GRIDCHECK_DIST_BUILD:-build-dist}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 targets="gridcheck gpu_tests props_tests planner_tests interp_tests"
-for t in gpu_split_bench interp_run planner_bench megakernel_plan; do
+for t in gpu_split_bench pipeline_create_bench interp_run planner_bench megakernel_plan; do
   if cmake --build "$build" --target help | grep -q "^$t:"; then targets="$targets $t"; fi
 done
 # shellcheck disable=SC2086

@@ -94,6 +94,7 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   std::unique_ptr<GpuBackend> backend(new GpuBackend());
   backend->context_ = std::move(context).value();
   backend->kernels_ = std::make_unique<gpu::KernelStore>();
+  if (context_options.pipeline_cache_dir) backend->kernels_->compiler().attach_file(*context_options.pipeline_cache_dir / "spirv.bin");
   backend->dump_glsl_ = options.dump_glsl;
   backend->lowering_fault_ = options.lowering_fault;
   backend->max_pipelines_ = options.max_pipelines;
@@ -182,6 +183,22 @@ std::size_t GpuBackend::lanes() const {
   return lanes_.size();
 }
 
+std::vector<std::string> GpuBackend::save_caches() {
+  std::vector<std::string> notes;
+  gpu::PipelineCache& p = context_->pipelines();
+  if (std::optional<std::string> error = p.save()) notes.push_back("the pipeline cache file was not saved: " + *error);
+  else if (p.last_save() == gpu::PipelineCacheSave::OverCap)
+    notes.push_back(fmt::format("the pipeline cache file was not saved: this run's pipelines exceed its {} MiB cap, so {} was "
+                                "removed and the next run starts empty (docs/gpu.md)",
+                                gpu::PipelineCache::kDefaultMaxFileBytes >> 20, p.file()->string()));
+  gpu::GlslCompiler& c = kernels_->compiler();
+  if (std::optional<std::string> error = c.save()) notes.push_back("the SPIR-V cache file was not saved: " + *error);
+  else if (c.last_save() == gpu::SpirvCacheSave::Trimmed)
+    notes.push_back(fmt::format("the SPIR-V cache file {} reached its {} MiB cap: it keeps the newest shaders, the oldest were dropped",
+                                c.file()->string(), gpu::GlslCompiler::kDefaultMaxFileBytes >> 20));
+  return notes;
+}
+
 std::string GpuBackend::stats_line() {
   gpu::GlslCompiler& c = kernels_->compiler();
   gpu::PipelineCache& p = context_->pipelines();
@@ -190,11 +207,16 @@ std::string GpuBackend::stats_line() {
                      : p.load_result() == gpu::PipelineCacheLoad::Ignored ? "ignored (corrupt or another driver's)"
                      : p.file()                                           ? "new"
                                                                           : "off";
+  const std::string spirv_file =
+      !c.file()                                           ? "off"
+      : c.file_load() == gpu::SpirvCacheLoad::Loaded      ? fmt::format("{} of {} shaders used", c.file_hits(), c.file_entries())
+      : c.file_load() == gpu::SpirvCacheLoad::Ignored     ? std::string("ignored (damaged or another toolchain's)")
+                                                          : std::string("new");
   return fmt::format("H-gpu: {} compiles {:.0f} ms ({} hits), {} pipelines {:.0f} ms ({} hits), {} kernel hits, {} submissions "
-                     "{:.0f} ms to the fence, buffers {} made {} reused, {} lane{}, pipeline cache file {}{}",
+                     "{:.0f} ms to the fence, buffers {} made {} reused, {} lane{}, pipeline cache file {}{}, SPIR-V cache file {}",
                      c.compiles(), c.compile_ns() / 1e6, c.hits(), p.misses(), p.create_ns() / 1e6, p.hits(),
                      kernels_->kernels().hits(), context_->submissions(), context_->submit_wait_ns() / 1e6, b.created, b.reused,
-                     lanes(), lanes() == 1 ? "" : "s", file, p.file() ? " (" + p.file()->string() + ")" : std::string());
+                     lanes(), lanes() == 1 ? "" : "s", file, p.file() ? " (" + p.file()->string() + ")" : std::string(), spirv_file);
 }
 
 }  // namespace gridcheck::props

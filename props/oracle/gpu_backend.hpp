@@ -43,9 +43,10 @@ struct GpuBackendOptions {
   std::string device;                           ///< index or name ("" = first discrete GPU, else lavapipe)
   bool validation = false;                      ///< validation layers + synchronization validation
   std::optional<std::filesystem::path> dump_glsl;  ///< also write every lowered shader there
-  /// The VkPipelineCache file's directory (docs/gpu.md); nullopt: gpu::default_pipeline_cache_dir().
+  /// The directory of the VkPipelineCache file and the SPIR-V cache file (docs/gpu.md); nullopt:
+  /// gpu::default_pipeline_cache_dir().
   std::optional<std::filesystem::path> pipeline_cache_dir;
-  bool pipeline_cache = true;                   ///< false: no file at all (`--pipeline-cache off`)
+  bool pipeline_cache = true;                   ///< false: neither file (`--pipeline-cache off`)
   /// A deliberate lowering bug in both modes, tests only (gpu/glsl_lowering.hpp LoweringFault; the CLI
   /// reads it from $GRIDCHECK_TEST_GPU_FAULT).
   gpu::LoweringFault lowering_fault = gpu::LoweringFault::None;
@@ -82,6 +83,9 @@ class GpuBackend {
   /// pipelines created and their time, pipeline-cache hits, kernel-cache hits, submissions and their
   /// time to the fence, buffers created and reused, lanes, the pipeline cache file's state.
   std::string stats_line();
+  /// Saves the pipeline cache file and the SPIR-V cache file now (they are saved on destruction too);
+  /// one note per file that could not be written whole (over its cap, or a file-system error).
+  std::vector<std::string> save_caches();
 
   /// What the process-wide caches did so far (both modes share them): GLSL texts compiled to SPIR-V
   /// and compile-cache hits, pipelines created and pipeline-cache hits.
