@@ -17,7 +17,7 @@
 # `other`.
 #
 #   bench/fuzz_throughput.sh [--gridcheck PATH] [--cases N] [--gpu-cases N] [--gpu-jobs J] [--runs R] [--seed S]
-#                            [--only NAME]
+#                            [--only NAME] [--cold]
 #
 # Defaults: build/tools/gridcheck, 3000 cases (300 with a GPU), 1 GPU job (`fuzz -j J` on the gpu
 # and both lines, named `… -jJ` when J > 1; e.g. --gpu-jobs 16 on a 16-core GPU host), 3 runs,
@@ -25,6 +25,12 @@
 # machine load (uptime) is printed first: on a shared machine the rates are only comparable at the
 # same load; for a repeatable cost, count instructions with `valgrind --tool=callgrind` on the same
 # command.
+#
+# Warm or cold: by default every run uses the same seed and the default cache directory, so on the gpu
+# and both lines the runs after the first find their shaders in the SPIR-V cache file, the pipeline
+# cache file and the driver's own cache (warm: what a repeated campaign, replay or reduction costs).
+# --cold gives run r the seed S + 1000 r and --pipeline-cache off on those lines, so every shader is
+# new to gridcheck and to the driver (what fuzzing new programs costs).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -35,6 +41,7 @@ gpu_jobs=1
 runs=3
 seed=5
 only=""
+cold=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --gridcheck) gridcheck="$2"; shift 2 ;;
@@ -44,7 +51,8 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --cold) cold=1; shift ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "fuzz_throughput.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -62,8 +70,10 @@ lines=(
 gpu_suffix=""
 [ "$gpu_jobs" -gt 1 ] && gpu_suffix=" -j$gpu_jobs"
 if "$gridcheck" devices --json >/dev/null 2>&1; then
-  lines+=("gpu vyre-0.7.2$gpu_suffix|$gpu_cases|$gpu_jobs|--backend gpu --profile vyre-0.7.2 --features benign")
-  lines+=("both sound$gpu_suffix|$gpu_cases|$gpu_jobs|--backend both --profile sound --features all")
+  cache_flags=""
+  [ -n "$cold" ] && cache_flags=" --pipeline-cache off" && gpu_suffix="$gpu_suffix cold"
+  lines+=("gpu vyre-0.7.2$gpu_suffix|$gpu_cases|$gpu_jobs|--backend gpu --profile vyre-0.7.2 --features benign$cache_flags")
+  lines+=("both sound$gpu_suffix|$gpu_cases|$gpu_jobs|--backend both --profile sound --features all$cache_flags")
 else
   echo "# no Vulkan device (gridcheck devices): the gpu and both lines are left out"
 fi
@@ -77,7 +87,9 @@ for line in "${lines[@]}"; do
     rm -rf "$out"
     # Exit 1 (a finding) is a normal outcome of a campaign; anything else is not.
     # shellcheck disable=SC2086
-    "$gridcheck" fuzz --json --no-shrink --seconds 0 --max-cases "$count" --seed "$seed" --jobs "$jobs" \
+    run_seed="$seed"
+    [ -n "$cold" ] && [[ "$name" == gpu* || "$name" == both* ]] && run_seed=$((seed + 1000 * r))
+    "$gridcheck" fuzz --json --no-shrink --seconds 0 --max-cases "$count" --seed "$run_seed" --jobs "$jobs" \
       --out "$out" $flags >"$work/run-$r.json" 2>"$work/run-$r.err" || {
       rc=$?
       if [ "$rc" -ne 1 ]; then
