@@ -122,7 +122,9 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
   if (!kept.empty()) entry.push_back(b.if_(b.boolean(false), kept));
 
   ir::Case c;
-  c.program = b.raw({b.region(ir::kRootRegionGenerator, entry)});
+  const ir::S root = b.region(ir::kRootRegionGenerator, entry);
+  b.program().set_entry(std::span<const ir::StmtId>(&root.id, 1));
+  c.program = std::move(b.program());  // not Builder::raw, which copies it
   c.grid = dag.base.grid;
   c.fixpoint = dag.base.fixpoint;
   c.oob = dag.base.oob;
