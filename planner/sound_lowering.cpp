@@ -15,8 +15,9 @@
 namespace gridcheck::planner {
 
 ir::Result<LoweredSource> sound_lower(const ir::Program& source, const SoundLoweringOptions& options) {
-  for (const std::string& name : bound_names(source))
-    if (name.starts_with(kReservedPrefix)) return sound_refusal::reserved_name(name);
+  if (binds_name_starting_with(source, kReservedPrefix))  // the set (its order names the one reported) only then
+    for (const std::string& name : bound_names(source))
+      if (name.starts_with(kReservedPrefix)) return sound_refusal::reserved_name(name);
 
   ir::Program work = source;
   for (ir::BufferDecl& d : work.mutable_buffers()) d.output_byte_range.reset();
