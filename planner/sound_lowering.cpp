@@ -13,19 +13,11 @@
 #include "planner/workgroup_spill.hpp"
 
 namespace gridcheck::planner {
-namespace {
-
-bool reads_local(const ir::Program& p, std::span<const ir::StmtId> list, ir::NameId name) {
-  LocalUses uses;
-  collect_local_uses(p, list, uses);
-  return uses.reads.contains(name);
-}
-
-}  // namespace
 
 ir::Result<LoweredSource> sound_lower(const ir::Program& source, const SoundLoweringOptions& options) {
-  for (const std::string& name : bound_names(source))
-    if (name.starts_with(kReservedPrefix)) return sound_refusal::reserved_name(name);
+  if (binds_name_starting_with(source, kReservedPrefix))  // the set (its order names the one reported) only then
+    for (const std::string& name : bound_names(source))
+      if (name.starts_with(kReservedPrefix)) return sound_refusal::reserved_name(name);
 
   ir::Program work = source;
   for (ir::BufferDecl& d : work.mutable_buffers()) d.output_byte_range.reset();
@@ -92,9 +84,11 @@ ir::Result<LoweredSource> sound_lower(const ir::Program& source, const SoundLowe
     if (stores_flag) code.push_back(layout.store_returned_flag());
     for (ir::StmtId id : workgroup_spill_code(work, layout, shared.spill[k])) code.push_back(id);
     std::vector<ir::StmtId> prologue;
-    if (reads_local(work, code, layout.invocation_local()))
+    LocalUses uses;  // of `code`, collected once for both locals
+    collect_local_uses(work, code, uses);
+    if (uses.reads.contains(layout.invocation_local()))
       prologue.push_back(emit.let(layout.invocation_local(), emit.linear_invocation()));
-    if (reads_local(work, code, layout.count_local()))
+    if (uses.reads.contains(layout.count_local()))
       prologue.push_back(emit.let(layout.count_local(), emit.invocation_count()));
     prologue.insert(prologue.end(), code.begin(), code.end());
     if (k > 0) top.push_back(emit.grid_sync());

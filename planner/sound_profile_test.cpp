@@ -14,6 +14,7 @@
 #include "planner/plan_render.hpp"
 #include "planner/segment_plan.hpp"
 #include "planner/split_dispatch.hpp"
+#include "planner/stmt_queries.hpp"
 #include "planner/testing/fake_executors.hpp"
 #include "planner/testing/ir_text.hpp"
 
@@ -289,6 +290,23 @@ TEST(Planner_Sound, RefusesReservedNamesBeforeAnythingRuns) {
   ASSERT_FALSE(run.ok());
   EXPECT_EQ(run.failure->diagnostic.code, "SR001");
   EXPECT_TRUE(executor.launches.empty());
+}
+
+TEST(Planner_Sound, AReservedBufferOrLoopNameIsRefusedAndAnOrdinaryOneIsNot) {
+  const std::string buffer_named = "workgroup_size 1 1 1\nbuffer __gc_out: u32[1] read_write binding 0\n"
+                                   "kernel {\n  __gc_out[0] = 1\n  grid_sync\n  __gc_out[0] = 2\n}\n";
+  const std::string loop_named = "workgroup_size 1 1 1\nbuffer out: u32[1] read_write binding 0\n"
+                                 "kernel {\n  loop __gc_i in 0..2 {\n    out[0] = __gc_i\n  }\n  grid_sync\n}\n";
+  const std::string ordinary = "workgroup_size 1 1 1\nbuffer out: u32[1] read_write binding 0\n"
+                               "kernel {\n  loop gc_i in 0..2 {\n    out[0] = gc_i\n  }\n  grid_sync\n}\n";
+  for (const std::string& text : {buffer_named, loop_named}) {
+    EXPECT_TRUE(binds_name_starting_with(parse(text), "__gc_"));
+    const ir::Result<SplitPlan> plan = plan_split(sound(), parse(text));
+    ASSERT_FALSE(plan.ok()) << text;
+    EXPECT_EQ(plan.diagnostics().all().front().code, "SR001");
+  }
+  EXPECT_FALSE(binds_name_starting_with(parse(ordinary), "__gc_"));
+  EXPECT_TRUE(plan_split(sound(), parse(ordinary)).ok());
 }
 
 TEST(Planner_Sound, ASegmentThatDoesNotValidateIsRefused) {

@@ -81,6 +81,15 @@ std::unordered_set<std::string> bound_names(const ir::Program& p) {
   return names;
 }
 
+bool binds_name_starting_with(const ir::Program& p, std::string_view prefix) {
+  bool found = false;
+  for (const ir::BufferDecl& b : p.buffers()) found = found || p.name(b.name).starts_with(prefix);
+  each_stmt(p, p.entry_stmts(), [&](const ir::Stmt& s) {
+    if (s.kind == ir::StmtKind::Let || s.kind == ir::StmtKind::Loop) found = found || p.name(s.names[0]).starts_with(prefix);
+  });
+  return found;
+}
+
 bool is_grid_invariant(const ir::Program& p, ir::ExprId root, std::string* why) {
   bool ok = true;
   ir::for_each_expr(p, root, [&](ir::ExprId id) {

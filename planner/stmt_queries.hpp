@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "ir/program.hpp"
@@ -42,6 +43,8 @@ void collect_buffer_uses(const ir::Program& p, std::span<const ir::StmtId> list,
 
 /// Every Let and Loop variable name and every buffer name a program declares or binds.
 std::unordered_set<std::string> bound_names(const ir::Program& p);
+/// True when a name of bound_names(p) starts with `prefix`, found without building the set.
+bool binds_name_starting_with(const ir::Program& p, std::string_view prefix);
 
 /// Grid-invariant: the same value for every invocation, at every point of one launch. Built only
 /// from literals, buffer lengths, workgroup counts and workgroup sizes with operators, selects,

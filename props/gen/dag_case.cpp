@@ -122,7 +122,9 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
   if (!kept.empty()) entry.push_back(b.if_(b.boolean(false), kept));
 
   ir::Case c;
-  c.program = b.raw({b.region(ir::kRootRegionGenerator, entry)});
+  const ir::S root = b.region(ir::kRootRegionGenerator, entry);
+  b.program().set_entry(std::span<const ir::StmtId>(&root.id, 1));
+  c.program = std::move(b.program());  // not Builder::raw, which copies it
   c.grid = dag.base.grid;
   c.fixpoint = dag.base.fixpoint;
   c.oob = dag.base.oob;
@@ -143,6 +145,100 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
                                                                     plan->global_barriers)
                                                       : std::string("plan refused"));
   return c;
+}
+
+namespace {
+
+/// The statements fuse_dag writes around the waves, built once: the root region, a fence and the
+/// `if false` block.
+struct FusionFrame {
+  ir::Program program;
+  ir::StmtId root, fence, kept;
+  FusionFrame() {
+    ir::Builder b({1, 1, 1});
+    const ir::S f = b.grid_sync();
+    const ir::S k = b.if_(b.boolean(false), std::vector<ir::S>{});
+    const ir::S r = b.region(ir::kRootRegionGenerator, {f, k});
+    program = b.raw({r});
+    root = r.id;
+    fence = f.id;
+    kept = k.id;
+  }
+};
+
+bool same_name(const ir::Program& a, ir::NameId x, const ir::Program& b, ir::NameId y) {
+  if (x == ir::kNoName || y == ir::kNoName) return x == y;
+  return a.name(x) == b.name(y);
+}
+
+/// Equal canonical streams for two operand-free expressions (false also for any with operands).
+bool same_leaf(const ir::Program& a, ir::ExprId x, const ir::Program& b, ir::ExprId y) {
+  if (x == ir::kNoExpr || y == ir::kNoExpr) return x == y;
+  const ir::Expr& ea = a.expr(x);
+  const ir::Expr& eb = b.expr(y);
+  for (const ir::Expr* e : {&ea, &eb})
+    for (ir::ExprId operand : e->operands)
+      if (operand != ir::kNoExpr) return false;
+  if (ea.kind != eb.kind || ea.op != eb.op || ea.ordering != eb.ordering) return false;
+  switch (ea.kind) {
+    case ir::ExprKind::Var:
+    case ir::ExprKind::Load:
+    case ir::ExprKind::BufLen:
+    case ir::ExprKind::Atomic: return same_name(a, ir::NameId{ea.payload}, b, ir::NameId{eb.payload});
+    default: return ea.payload == eb.payload;
+  }
+}
+
+/// Equal canonical streams for everything of two statements but their nested lists (ir/equality.cpp).
+bool same_head(const ir::Program& a, ir::StmtId x, const ir::Program& b, ir::StmtId y) {
+  const ir::Stmt& sa = a.stmt(x);
+  const ir::Stmt& sb = b.stmt(y);
+  if (sa.kind != sb.kind || sa.op != sb.op || sa.literal != sb.literal || sa.literal2 != sb.literal2) return false;
+  for (std::size_t i = 0; i < sa.names.size(); ++i)
+    if (!same_name(a, sa.names[i], b, sb.names[i])) return false;
+  for (std::size_t i = 0; i < sa.exprs.size(); ++i)
+    if (!same_leaf(a, sa.exprs[i], b, sb.exprs[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+bool kernel_is_fusion(const WaveDag& dag, const MegakernelPlan& plan) {
+  static const FusionFrame frame;
+  const ir::Program& p = dag.base.program;
+  const std::size_t n = dag.wave_count();
+  const auto entry = p.entry_stmts();
+  if (entry.size() != 1 || !same_head(p, entry[0], frame.program, frame.root)) return false;
+  const ir::Stmt& root = p.stmt(entry[0]);
+  if (root.otherwise.count != 0) return false;
+  const auto items = p.list(root.body);
+  std::size_t at = 0;
+  const auto fence = [&] { return at < items.size() && same_head(p, items[at++], frame.program, frame.fence); };
+  std::vector<bool> scheduled(n, false);
+  if (plan.ok()) {
+    const std::size_t groups = plan->groups.size();
+    for (std::size_t g = 0; g < groups; ++g) {
+      for (std::size_t k : plan->groups[g].waves) {
+        if (k >= n) continue;
+        if (at >= items.size() || items[at++] != dag.waves[k]) return false;
+        scheduled[k] = true;
+      }
+      if (g < plan->global_barriers && !fence()) return false;
+    }
+    const std::size_t extra = plan->global_barriers > groups ? plan->global_barriers - groups : 0;
+    for (std::size_t i = 0; i < std::min(extra, kMaxExtraFences); ++i)
+      if (!fence()) return false;
+  }
+  std::vector<ir::StmtId> kept;
+  for (std::size_t k = 0; k < n; ++k)
+    if (!scheduled[k]) kept.push_back(dag.waves[k]);
+  if (!kept.empty()) {
+    if (at >= items.size() || !same_head(p, items[at], frame.program, frame.kept)) return false;
+    const ir::Stmt& block = p.stmt(items[at++]);
+    const auto body = p.list(block.body);
+    if (block.otherwise.count != 0 || !std::equal(body.begin(), body.end(), kept.begin(), kept.end())) return false;
+  }
+  return at == items.size();
 }
 
 ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile) {

@@ -52,6 +52,15 @@ ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile);
 /// what the rule finds there.
 ir::Case fuse_dag(const WaveDag& dag, const planner::Profile& profile, planner::BarrierScratch& scratch);
 
+/// True when fuse_dag(dag, plan, ...).program is structurally equal (ir::structurally_equal) to
+/// dag.base.program, decided without building it: the base's kernel is the root region holding the
+/// plan's schedule, statement by statement, with wave K's slots holding dag.waves[K] itself (a
+/// planner::ProgramCopier copy is structurally equal to its original) and the fences and the
+/// `if false` block as fuse_dag writes them. False when it is not, and also (conservatively) when
+/// the kernel holds a wave through another `region "wave.K"` than dag.waves[K] or a fence or
+/// condition with operands: then only building and comparing can tell.
+bool kernel_is_fusion(const WaveDag& dag, const MegakernelPlan& plan);
+
 /// The waves and edges of a DAG case, read from its meta lines and `region "wave.K"` statements
 /// (the first region of each wave). Errors (G200-G205, docs/dag.md): missing or malformed meta, a
 /// wave without a region, a region of no wave, cyclic edges.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ir/equality.hpp"
 #include "ir/text/parser.hpp"
 #include "ir/text/printer.hpp"
@@ -101,6 +103,109 @@ TEST(Props_DagCase, APrintedDagCaseReadsBackToTheSameWavesAndEdges) {
   ASSERT_EQ(back->wave_count(), dag.wave_count());
   // Fusing the read-back DAG with the same plan gives the same kernel.
   EXPECT_EQ(ir::print(fuse_dag(*back, planner::vyre_0_7_2())), ir::print(fuse_dag(dag, planner::vyre_0_7_2())));
+}
+
+/// The plans kernel_is_fusion is asked about: `plan` itself and the ways a planner gets it wrong.
+std::vector<planner::BarrierPlan> plan_variants(const planner::BarrierPlan& plan, std::size_t waves) {
+  std::vector<planner::BarrierPlan> out = {plan};
+  auto edit = [&](auto change) {
+    planner::BarrierPlan p = plan;
+    change(p);
+    out.push_back(std::move(p));
+  };
+  edit([](planner::BarrierPlan& p) { std::reverse(p.groups.begin(), p.groups.end()); });
+  edit([](planner::BarrierPlan& p) { p.global_barriers += 1; });
+  edit([](planner::BarrierPlan& p) { p.global_barriers += 12; });
+  edit([](planner::BarrierPlan& p) { p.global_barriers = p.global_barriers == 0 ? 0 : p.global_barriers - 1; });
+  edit([](planner::BarrierPlan& p) { if (!p.groups.empty()) p.groups.pop_back(); });
+  edit([](planner::BarrierPlan& p) {
+    if (p.groups.size() >= 2) {
+      auto& last = p.groups[p.groups.size() - 2].waves;
+      last.insert(last.end(), p.groups.back().waves.begin(), p.groups.back().waves.end());
+      p.groups.pop_back();
+    }
+  });
+  edit([&](planner::BarrierPlan& p) { if (!p.groups.empty()) p.groups.back().waves.push_back(waves + 3); });
+  edit([](planner::BarrierPlan& p) { if (!p.groups.empty() && p.groups[0].waves.size() >= 2) std::swap(p.groups[0].waves[0], p.groups[0].waves[1]); });
+  edit([](planner::BarrierPlan& p) { p.groups.push_back({}); });
+  edit([](planner::BarrierPlan& p) { p.groups.clear(); });
+  return out;
+}
+
+TEST(Props_DagCase, KernelIsFusionAgreesWithBuildingAndComparing) {
+  // Each generated DAG fused by one plan, read back, then asked about every variant of the plan:
+  // kernel_is_fusion must say exactly what fuse_dag + ir::structurally_equal says.
+  std::size_t same = 0, different = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    ChoiceSource choices = ChoiceSource::random(seed);
+    const WaveDag dag = generate_dag(choices, {}, /*named=*/false);
+    planner::BarrierScratch scratch;
+    const MegakernelPlan made = planner::default_profile().megakernel(dag.wave_count(), dag.edges, scratch);
+    ASSERT_TRUE(made.ok());
+    for (const planner::BarrierPlan& kernel_plan : plan_variants(*made, dag.wave_count())) {
+      const ir::Case c = fuse_dag(dag, kernel_plan, "test", /*named=*/false);
+      auto back = read_dag(c);
+      ASSERT_TRUE(back.ok()) << ir::render(back.diagnostics());
+      for (const planner::BarrierPlan& asked : plan_variants(*made, dag.wave_count())) {
+        const bool equal = ir::structurally_equal(fuse_dag(*back, asked, "test", false).program, c.program);
+        EXPECT_EQ(kernel_is_fusion(*back, asked), equal) << "seed " << seed << "\n" << describe_plan(asked) << "\n"
+                                                         << describe_plan(kernel_plan) << "\n" << ir::print(c);
+        (equal ? same : different) += 1;
+      }
+    }
+  }
+  EXPECT_GT(same, 40u);
+  EXPECT_GT(different, 40u);
+}
+
+TEST(Props_DagCase, KernelIsFusionChecksEveryStatementAroundTheWaves) {
+  const WaveDag dag = two_wave_dag();
+  const ir::Case c = fuse_dag(dag, plan_of({{0}, {1}}, 1), "test");
+  auto back = read_dag(c);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(kernel_is_fusion(*back, plan_of({{0}, {1}}, 1)));
+  EXPECT_TRUE(kernel_is_fusion(*back, plan_of({{0, 9}, {1}}, 1)));  // an entry naming no wave is skipped
+  EXPECT_FALSE(kernel_is_fusion(*back, plan_of({{1}, {0}}, 1)));
+  EXPECT_FALSE(kernel_is_fusion(*back, plan_of({{0}, {1}}, 0)));
+  EXPECT_FALSE(kernel_is_fusion(*back, plan_of({{0}, {1}}, 2)));
+  EXPECT_FALSE(kernel_is_fusion(*back, plan_of({{0}}, 1)));
+  EXPECT_FALSE(kernel_is_fusion(*back, MegakernelPlan(planner::MegakernelError::cycle(2))));
+
+  // The fence must be a grid_sync: a workgroup barrier in its place is another kernel.
+  WaveDag edited = *back;
+  ir::Program& p = edited.base.program;
+  ir::Stmt root = p.stmt(p.entry_stmts()[0]);
+  std::vector<ir::StmtId> items(p.list(root.body).begin(), p.list(root.body).end());
+  ir::Stmt barrier = p.stmt(items[1]);
+  barrier.op = static_cast<std::uint8_t>(ir::MemoryOrdering::SeqCst);
+  items[1] = p.add_stmt(barrier);
+  root.body = p.add_list(items);
+  const ir::StmtId new_root = p.add_stmt(root);
+  p.set_entry(std::span<const ir::StmtId>(&new_root, 1));
+  EXPECT_FALSE(kernel_is_fusion(edited, plan_of({{0}, {1}}, 1)));
+  EXPECT_FALSE(ir::structurally_equal(fuse_dag(edited, plan_of({{0}, {1}}, 1), "test").program, p));
+
+  // The `if false` block of the waves a plan leaves out: its condition and contents count.
+  const ir::Case kept = fuse_dag(dag, plan_of({{0}}, 0), "test");
+  auto kept_back = read_dag(kept);
+  ASSERT_TRUE(kept_back.ok());
+  EXPECT_TRUE(kernel_is_fusion(*kept_back, plan_of({{0}}, 0)));
+  EXPECT_FALSE(kernel_is_fusion(*kept_back, plan_of({{0}}, 1)));
+  EXPECT_FALSE(kernel_is_fusion(*kept_back, plan_of({{1}}, 0)));
+  const ir::Case refused = fuse_dag(dag, MegakernelPlan(planner::MegakernelError::cycle(2)), "test");
+  auto refused_back = read_dag(refused);
+  ASSERT_TRUE(refused_back.ok());
+  EXPECT_TRUE(kernel_is_fusion(*refused_back, MegakernelPlan(planner::MegakernelError::cycle(2))));
+  EXPECT_TRUE(kernel_is_fusion(*refused_back, plan_of({}, 0)));
+  EXPECT_FALSE(kernel_is_fusion(*refused_back, plan_of({{0, 1}}, 0)));
+
+  // A wave scheduled twice is held by a second region the ids cannot match: undecided (false),
+  // although the programs are equal; the oracle then builds and compares.
+  const ir::Case twice = fuse_dag(dag, plan_of({{0}, {0, 1}}, 1), "test");
+  auto twice_back = read_dag(twice);
+  ASSERT_TRUE(twice_back.ok());
+  EXPECT_FALSE(kernel_is_fusion(*twice_back, plan_of({{0}, {0, 1}}, 1)));
+  EXPECT_TRUE(ir::structurally_equal(fuse_dag(*twice_back, plan_of({{0}, {0, 1}}, 1), "test").program, twice.program));
 }
 
 TEST(Props_DagCase, MalformedDagCasesAreDiagnosed) {

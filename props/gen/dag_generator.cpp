@@ -51,7 +51,10 @@ class DagGenerator {
     }
     WaveDag dag;
     ir::Case& base = dag.base;
-    base.program = b_.raw({b_.region(ir::kRootRegionGenerator, entry)});
+    // Moved out of the builder (run is its last use) rather than copied as Builder::raw would.
+    const S root = b_.region(ir::kRootRegionGenerator, entry);
+    b_.program().set_entry(std::span<const ir::StmtId>(&root.id, 1));
+    base.program = std::move(b_.program());
     base.grid = std::array<std::uint32_t, 3>{groups_, 1, 1};
     base.fixpoint = 1;
     base.oob = ir::MemoryCheck::Defined;  // a wave may index in0 out of bounds (reads 0)

@@ -37,7 +37,9 @@ class SplitEvaluation {
       });
       return;
     }
-    rule_ = comparison_rule(c_.program);
+    // Only H-gpu is compared under the rule (H-cpu runs R's arithmetic: exact), and finding it
+    // type-checks the whole program.
+    if (options_.gpu) rule_ = comparison_rule(c_.program);
     for_each_profile([&](const planner::Profile& profile) {
       const std::vector<Bytes> inputs = split_inputs(profile);
       // H-gpu's blame and its segment-race verdict come from H-cpu, so H-cpu runs whenever H-gpu
@@ -250,7 +252,7 @@ class SplitEvaluation {
   const ir::Case& c_;
   const OracleOptions& options_;
   CaseReport& report_;
-  ComparisonRule rule_;
+  ComparisonRule rule_;  ///< comparison_rule of the case when H-gpu runs; exact otherwise
 };
 
 }  // namespace
