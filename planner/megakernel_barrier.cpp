@@ -142,6 +142,19 @@ bool fits_narrow(std::size_t wave_count, std::size_t dependency_count) {
   return wave_count < limit && dependency_count < limit;
 }
 
+// Lookaheads: the edge passes fetch the edge list this many edges ahead (2 KiB: the hardware
+// prefetcher stops at page boundaries and ramps up slowly on server cores); the layer walk fetches the offsets, then the
+// target runs, of the waves this many places ahead in the order array.
+constexpr std::size_t kEdgeLookahead = 128;
+constexpr std::size_t kOffsetLookahead = 32;
+constexpr std::size_t kTargetLookahead = 16;
+// The layer walk gathers the target runs of consecutive waves into a small buffer before
+// releasing them: runs of up to kShortRun targets are copied kShortRun at a time (a fixed-size copy,
+// so no branch on the run length); a longer run is released straight from the CSR array. The
+// buffer holds up to kGatherBatch targets plus one over-long copy.
+constexpr std::size_t kShortRun = 8;
+constexpr std::size_t kGatherBatch = 256;
+
 template <typename Index>
 std::optional<MegakernelError> reserve_buffers(detail::CsrBuffers<Index>& b, std::size_t wave_count,
                                                std::size_t dependency_count) {
@@ -149,7 +162,10 @@ std::optional<MegakernelError> reserve_buffers(detail::CsrBuffers<Index>& b, std
   if (!checked_add(wave_count, 2, offset_capacity)) return MegakernelError::overflow("barrier scratch wave offsets");
   if (auto e = reserve_vec(b.indegree, wave_count, "indegree")) return e;
   if (auto e = reserve_vec(b.offsets, offset_capacity, "outgoing offsets")) return e;
-  if (auto e = reserve_vec(b.targets, dependency_count, "outgoing targets")) return e;
+  std::size_t target_capacity = 0;
+  if (!checked_add(dependency_count, kShortRun, target_capacity))
+    return MegakernelError::overflow("barrier scratch outgoing targets");
+  if (auto e = reserve_vec(b.targets, target_capacity, "outgoing targets")) return e;
   if (auto e = reserve_vec(b.order, offset_capacity - 1, "wave order")) return e;
   return std::nullopt;
 }
@@ -161,12 +177,25 @@ std::size_t wave_capacity_of(const detail::CsrBuffers<Index>& b) {
   return std::min({b.indegree.capacity(), offset_wave_capacity, order_wave_capacity});
 }
 
+// Fetches the cache line of edge `index` ahead of the edge passes (one call per line). The address
+// is formed as an integer because `index` may lie past the end: a prefetch never faults.
+constexpr std::size_t kEdgesPerLine = 64 / sizeof(WaveDependency);
+inline void prefetch_edges(const WaveDependency* edges, std::size_t index) {
+  __builtin_prefetch(
+      reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(edges) + index * sizeof(WaveDependency)));
+}
+
+// Kahn's release of one target: the slot at tail is always written (order has a spare entry at
+// the end) and kept only when the target's last dependency was released. Branch-free.
+template <typename Index>
+inline void release(Index next, Index* indegree, Index* order, std::size_t& tail) {
+  order[tail] = next;
+  tail += static_cast<std::size_t>(--indegree[next] == 0);
+}
+
 // Steps 4-8 of the contract (docs/vyre-0.7.2.md §7.1) on a reserved scratch, wave_count > 0 and at
 // least one dependency. Counts cannot overflow Index: they are bounded by the dependency count,
 // which the caller checked against Index's range.
-constexpr std::size_t kOffsetLookahead = 32;
-constexpr std::size_t kTargetLookahead = 16;
-
 template <typename Index>
 Expected<BarrierPlan, MegakernelError> plan_layers(std::size_t wave_count, std::span<const WaveDependency> deps,
                                                    detail::CsrBuffers<Index>& b,
@@ -175,21 +204,41 @@ Expected<BarrierPlan, MegakernelError> plan_layers(std::size_t wave_count, std::
   b.offsets.assign(wave_count + 2, 0);
   Index* const indegree = b.indegree.data();
   Index* const offsets = b.offsets.data();
+  const WaveDependency* const edges = deps.data();
+  const std::size_t edge_count = deps.size();
   // One pass: checks in input order (range before self), out-counts at [before + 2], in-degrees.
-  for (const WaveDependency& d : deps) {
+  // Four edges (one cache line) per step: the bound and prefetch checks run once per line.
+  const auto count_edge = [&](const WaveDependency& d) -> std::optional<MegakernelError> {
     if (d.before >= wave_count || d.after >= wave_count)
       return MegakernelError::invalid_wave(wave_count, d.before, d.after);
     if (d.before == d.after) return MegakernelError::self_dependency(d.before);
     ++offsets[d.before + 2];
     ++indegree[d.after];
+    return std::nullopt;
+  };
+  std::size_t i = 0;
+  for (; i + kEdgesPerLine <= edge_count; i += kEdgesPerLine) {
+    prefetch_edges(edges, i + kEdgeLookahead);
+    for (std::size_t k = 0; k < kEdgesPerLine; ++k)
+      if (auto e = count_edge(edges[i + k])) return *e;
   }
+  for (; i < edge_count; ++i)
+    if (auto e = count_edge(edges[i])) return *e;
   // Inclusive prefix sum: offsets[w + 1] becomes the start of wave w's targets ...
   for (std::size_t i = 2; i < wave_count + 2; ++i) offsets[i] += offsets[i - 1];
   // ... and, advanced as its write cursor, the end: then wave w's targets are
-  // [offsets[w], offsets[w + 1]), in input order.
-  b.targets.resize(deps.size());
+  // [offsets[w], offsets[w + 1]), in input order. kShortRun spare entries at the end (zeroed: a
+  // valid wave index) let the layer walk copy a fixed kShortRun targets from any run.
+  b.targets.resize(edge_count + kShortRun);
   Index* const targets = b.targets.data();
-  for (const WaveDependency& d : deps) targets[offsets[d.before + 1]++] = static_cast<Index>(d.after);
+  std::fill(targets + edge_count, targets + edge_count + kShortRun, Index{0});
+  const auto place_edge = [&](const WaveDependency& d) { targets[offsets[d.before + 1]++] = static_cast<Index>(d.after); };
+  i = 0;
+  for (; i + kEdgesPerLine <= edge_count; i += kEdgesPerLine) {
+    prefetch_edges(edges, i + kEdgeLookahead);
+    for (std::size_t k = 0; k < kEdgesPerLine; ++k) place_edge(edges[i + k]);
+  }
+  for (; i < edge_count; ++i) place_edge(edges[i]);
 
   // Kahn layers in one order array: layer 0 ascending, each later layer in discovery order.
   b.order.resize(wave_count + 1);
@@ -198,23 +247,38 @@ Expected<BarrierPlan, MegakernelError> plan_layers(std::size_t wave_count, std::
   for (std::size_t wave = 0; wave < wave_count; ++wave)
     if (indegree[wave] == 0) order[tail++] = static_cast<Index>(wave);
   layer_ends.clear();
+  Index gathered[kGatherBatch + kShortRun];
   for (std::size_t head = 0; head < tail;) {
     const std::size_t end = tail;
     layer_ends.push_back(end);
-    for (; head < end; ++head) {
-      // The waves of a layer are scattered over the CSR arrays: fetch ahead the offsets, then the
-      // target runs, of the waves a few places further on (already discovered when below tail).
-      if (head + kOffsetLookahead < tail) __builtin_prefetch(&offsets[order[head + kOffsetLookahead]]);
-      if (head + kTargetLookahead < tail) __builtin_prefetch(&targets[offsets[order[head + kTargetLookahead]]]);
-      const Index wave = order[head];
-      const Index last = offsets[wave + 1];
-      for (Index t = offsets[wave]; t < last; ++t) {
-        // Branch-free: the slot at tail is always written (order has a spare entry at the end)
-        // and kept only when the target's last dependency was released.
-        const Index next = targets[t];
-        order[tail] = next;
-        tail += static_cast<std::size_t>(--indegree[next] == 0);
+    // The layer's waves in order, each one's targets in CSR (= input) order: gathered a batch at a
+    // time, then released in that same order. Releasing only appends beyond `end`, so gathering
+    // ahead of releasing reads nothing that releasing changes.
+    while (head < end) {
+      std::size_t count = 0;
+      Index long_wave = 0;
+      bool long_run = false;
+      for (; head < end && count < kGatherBatch; ++head) {
+        // The waves of a layer are scattered over the CSR arrays: fetch ahead the offsets, then the
+        // target runs, of the waves a few places further on (already discovered when below tail).
+        if (head + kOffsetLookahead < tail) __builtin_prefetch(&offsets[order[head + kOffsetLookahead]]);
+        if (head + kTargetLookahead < tail) __builtin_prefetch(&targets[offsets[order[head + kTargetLookahead]]]);
+        const Index wave = order[head];
+        const Index first = offsets[wave];
+        const Index length = static_cast<Index>(offsets[wave + 1] - first);
+        if (length > kShortRun) {
+          long_wave = wave;
+          long_run = true;
+          ++head;
+          break;
+        }
+        std::copy_n(targets + first, kShortRun, gathered + count);
+        count += length;
       }
+      for (std::size_t i = 0; i < count; ++i) release(gathered[i], indegree, order, tail);
+      if (long_run)
+        for (Index t = offsets[long_wave], last = offsets[long_wave + 1]; t < last; ++t)
+          release(targets[t], indegree, order, tail);
     }
   }
   if (tail != wave_count) return MegakernelError::cycle(wave_count - tail);
@@ -262,7 +326,8 @@ std::size_t BarrierScratch::wave_capacity() const {
 }
 
 std::size_t BarrierScratch::dependency_capacity() const {
-  return std::max(narrow_.targets.capacity(), wide_.targets.capacity());
+  const std::size_t capacity = std::max(narrow_.targets.capacity(), wide_.targets.capacity());
+  return capacity < kShortRun ? 0 : capacity - kShortRun;
 }
 
 Expected<BarrierPlan, MegakernelError> plan_megakernel_barriers(std::size_t wave_count,

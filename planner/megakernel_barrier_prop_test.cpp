@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "planner/megakernel_barrier.hpp"
@@ -221,6 +222,32 @@ RC_GTEST_PROP(MegakernelBarrierProps, RandomLayeredDagsHaveExactlyTheirDepth, ()
   check_against_oracle(width * depth, shuffled);
   auto plan = plan_megakernel_barriers(width * depth, shuffled);
   RC_ASSERT(plan.ok() && plan->groups.size() == depth);
+}
+
+// Graphs the size of a real layer walk: each layer holds more targets than the walk gathers in one
+// batch (256), and waves with more than 8 targets (released straight from the CSR array) sit among
+// short ones. Wave ranks are a random permutation of the labels, each wave's targets lie within a
+// window of later ranks (so layers are wide), 1 in 40 waves is a hub with 9 to 48 targets, some
+// edges are duplicated, and the edge list is shuffled. Both index widths must give the contract's
+// layers in the contract's order.
+RC_GTEST_PROP(MegakernelBarrierProps, WideLayersWithLongAndShortTargetRunsKeepTheContractsOrder, ()) {
+  const auto n = *rc::gen::inRange<std::size_t>(300, 3'000);
+  const auto window = *rc::gen::inRange<std::size_t>(16, 1'024);
+  std::mt19937_64 rng(*rc::gen::arbitrary<std::uint64_t>());
+  std::vector<std::size_t> label(n);
+  for (std::size_t i = 0; i < n; ++i) label[i] = i;
+  std::shuffle(label.begin(), label.end(), rng);
+  Deps deps;
+  for (std::size_t rank = 0; rank + 1 < n; ++rank) {
+    const std::size_t out = rng() % 40 == 0 ? 9 + rng() % 40 : rng() % 9;
+    const std::size_t span = std::min(window, n - 1 - rank);
+    for (std::size_t e = 0; e < out; ++e) {
+      deps.push_back({label[rank], label[rank + 1 + rng() % span]});
+      if (rng() % 16 == 0) deps.push_back(deps.back());
+    }
+  }
+  std::shuffle(deps.begin(), deps.end(), rng);
+  check_order_and_width(n, deps);
 }
 
 // Arbitrary edges over a small range: cycles, self-edges, duplicates and out-of-range endpoints.
