@@ -142,16 +142,16 @@ bool fits_narrow(std::size_t wave_count, std::size_t dependency_count) {
   return wave_count < limit && dependency_count < limit;
 }
 
-// Lookaheads: the edge passes fetch the edge list this many edges ahead (2 KiB: the hardware
-// prefetcher stops at page boundaries and ramps up slowly on server cores); the layer walk fetches the offsets, then the
-// target runs, of the waves this many places ahead in the order array.
+// Lookaheads: the edge passes fetch the edge list this many edges ahead (2 KiB; the hardware
+// prefetcher does not cross 4 KiB pages); the layer walk fetches the offsets, then the target
+// runs, of the waves this many places ahead in the order array.
 constexpr std::size_t kEdgeLookahead = 128;
 constexpr std::size_t kOffsetLookahead = 32;
 constexpr std::size_t kTargetLookahead = 16;
 // The layer walk gathers the target runs of consecutive waves into a small buffer before
-// releasing them: runs of up to kShortRun targets are copied kShortRun at a time (a fixed-size copy,
-// so no branch on the run length); a longer run is released straight from the CSR array. The
-// buffer holds up to kGatherBatch targets plus one over-long copy.
+// releasing them: runs of up to kShortRun targets are copied kShortRun at a time (a fixed-size
+// copy, so no branch on the run length); a longer run is released straight from the CSR array.
+// The buffer holds up to kGatherBatch targets plus one over-long copy.
 constexpr std::size_t kShortRun = 8;
 constexpr std::size_t kGatherBatch = 256;
 
@@ -180,6 +180,7 @@ std::size_t wave_capacity_of(const detail::CsrBuffers<Index>& b) {
 // Fetches the cache line of edge `index` ahead of the edge passes (one call per line). The address
 // is formed as an integer because `index` may lie past the end: a prefetch never faults.
 constexpr std::size_t kEdgesPerLine = 64 / sizeof(WaveDependency);
+static_assert(kEdgesPerLine > 0);
 inline void prefetch_edges(const WaveDependency* edges, std::size_t index) {
   __builtin_prefetch(
       reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(edges) + index * sizeof(WaveDependency)));
@@ -207,7 +208,8 @@ Expected<BarrierPlan, MegakernelError> plan_layers(std::size_t wave_count, std::
   const WaveDependency* const edges = deps.data();
   const std::size_t edge_count = deps.size();
   // One pass: checks in input order (range before self), out-counts at [before + 2], in-degrees.
-  // Four edges (one cache line) per step: the bound and prefetch checks run once per line.
+  // Both edge passes step one cache line (kEdgesPerLine edges) at a time: the loop test and the
+  // prefetch run once per line.
   const auto count_edge = [&](const WaveDependency& d) -> std::optional<MegakernelError> {
     if (d.before >= wave_count || d.after >= wave_count)
       return MegakernelError::invalid_wave(wave_count, d.before, d.after);
@@ -216,14 +218,14 @@ Expected<BarrierPlan, MegakernelError> plan_layers(std::size_t wave_count, std::
     ++indegree[d.after];
     return std::nullopt;
   };
-  std::size_t i = 0;
-  for (; i + kEdgesPerLine <= edge_count; i += kEdgesPerLine) {
-    prefetch_edges(edges, i + kEdgeLookahead);
+  std::size_t edge = 0;
+  for (; edge + kEdgesPerLine <= edge_count; edge += kEdgesPerLine) {
+    prefetch_edges(edges, edge + kEdgeLookahead);
     for (std::size_t k = 0; k < kEdgesPerLine; ++k)
-      if (auto e = count_edge(edges[i + k])) return *e;
+      if (auto e = count_edge(edges[edge + k])) return *e;
   }
-  for (; i < edge_count; ++i)
-    if (auto e = count_edge(edges[i])) return *e;
+  for (; edge < edge_count; ++edge)
+    if (auto e = count_edge(edges[edge])) return *e;
   // Inclusive prefix sum: offsets[w + 1] becomes the start of wave w's targets ...
   for (std::size_t i = 2; i < wave_count + 2; ++i) offsets[i] += offsets[i - 1];
   // ... and, advanced as its write cursor, the end: then wave w's targets are
@@ -232,13 +234,14 @@ Expected<BarrierPlan, MegakernelError> plan_layers(std::size_t wave_count, std::
   b.targets.resize(edge_count + kShortRun);
   Index* const targets = b.targets.data();
   std::fill(targets + edge_count, targets + edge_count + kShortRun, Index{0});
-  const auto place_edge = [&](const WaveDependency& d) { targets[offsets[d.before + 1]++] = static_cast<Index>(d.after); };
-  i = 0;
-  for (; i + kEdgesPerLine <= edge_count; i += kEdgesPerLine) {
-    prefetch_edges(edges, i + kEdgeLookahead);
-    for (std::size_t k = 0; k < kEdgesPerLine; ++k) place_edge(edges[i + k]);
+  const auto place_edge = [&](const WaveDependency& d) {
+    targets[offsets[d.before + 1]++] = static_cast<Index>(d.after);
+  };
+  for (edge = 0; edge + kEdgesPerLine <= edge_count; edge += kEdgesPerLine) {
+    prefetch_edges(edges, edge + kEdgeLookahead);
+    for (std::size_t k = 0; k < kEdgesPerLine; ++k) place_edge(edges[edge + k]);
   }
-  for (; i < edge_count; ++i) place_edge(edges[i]);
+  for (; edge < edge_count; ++edge) place_edge(edges[edge]);
 
   // Kahn layers in one order array: layer 0 ascending, each later layer in discovery order.
   b.order.resize(wave_count + 1);
