@@ -145,6 +145,12 @@ ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::strin
     const auto [first, last] = entries_.equal_range(key);
     for (auto it = first; it != last && !entry; ++it)
       if (it->second->glsl == glsl) entry = it->second;
+    if (!entry) {  // the attached file's entries outlive clear(): found there, it is known again
+      const auto [file_first, file_last] = from_file_.equal_range(key);
+      for (auto it = file_first; it != file_last && !entry; ++it)
+        if (it->second->glsl == glsl) entry = it->second;
+      if (entry) entries_.emplace(key, entry);
+    }
     if (!entry) {
       entry = std::make_shared<Entry>();
       entry->glsl = std::string(glsl);
@@ -158,7 +164,7 @@ ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::strin
     if (entry->from_file_unused.exchange(false)) {
       ++file_hits_;
       std::lock_guard lock(mutex_);
-      used_.push_back(entry);
+      keep(entry);
     } else {
       ++hits_;
     }
@@ -185,10 +191,17 @@ ir::Result<const Spirv*> GlslCompiler::compile(std::string_view glsl, std::strin
   entry->spirv = std::move(spirv).value();
   if (file_) {
     std::lock_guard lock(mutex_);
-    used_.push_back(entry);
-    ++unsaved_;
+    if (keep(entry)) ++unsaved_;
   }
   return &entry->spirv;
+}
+
+bool GlslCompiler::keep(const std::shared_ptr<Entry>& entry) {
+  const std::uint64_t bytes = 8 + entry->glsl.size() + 4 * entry->spirv.size();
+  if (kept_bytes_ + bytes > max_file_bytes_) return false;
+  kept_bytes_ += bytes;
+  kept_.push_back(entry);
+  return true;
 }
 
 std::size_t GlslCompiler::size() {
@@ -197,10 +210,8 @@ std::size_t GlslCompiler::size() {
 }
 
 void GlslCompiler::clear() {
-  save();
   std::lock_guard lock(mutex_);
   entries_.clear();
-  used_.clear();
 }
 
 GlslCompiler::~GlslCompiler() { save(); }
@@ -218,7 +229,7 @@ SpirvCacheLoad GlslCompiler::attach_file(std::filesystem::path file, std::uint64
     entry->glsl = std::move(e.glsl);
     entry->spirv = std::move(e.spirv);
     entry->from_file_unused = true;
-    entries_.emplace(key, std::move(entry));
+    from_file_.emplace(key, std::move(entry));
   }
   return file_load_;
 }
@@ -226,14 +237,16 @@ SpirvCacheLoad GlslCompiler::attach_file(std::filesystem::path file, std::uint64
 std::optional<std::string> GlslCompiler::save() {
   if (!file_ || unsaved_.load() == 0) return std::nullopt;
   unsaved_.store(0);
-  std::vector<SpirvCacheEntry> newest;
+  std::vector<std::shared_ptr<Entry>> kept;
   {
     std::lock_guard lock(mutex_);
-    newest.reserve(used_.size());
-    for (auto it = used_.rbegin(); it != used_.rend(); ++it) newest.push_back({(*it)->glsl, (*it)->spirv});
+    kept = kept_;
   }
+  std::vector<SpirvCacheEntry> first;
+  first.reserve(kept.size());
+  for (const std::shared_ptr<Entry>& e : kept) first.push_back({e->glsl, e->spirv});
   std::vector<const SpirvCacheEntry*> order;
-  for (const SpirvCacheEntry& e : newest) order.push_back(&e);
+  for (const SpirvCacheEntry& e : first) order.push_back(&e);
   std::string error;
   last_save_ = write_spirv_cache(*file_, order, max_file_bytes_, &error);
   if (last_save_ == SpirvCacheSave::Failed) return error;

@@ -54,8 +54,11 @@ class GlslCompiler {
   ir::Result<const Spirv*> compile(std::string_view glsl, std::string_view label = "shader");
 
   /// Keeps the SPIR-V this compiler makes in `file` across runs (spirv_cache_file.hpp): reads the file's
-  /// entries now, so that compile() of a text found there neither compiles nor validates it, and writes
-  /// on save(), before clear() and on destruction. Call before the first compile().
+  /// entries now, so that compile() of a text found there neither compiles nor validates it (also after
+  /// clear()), and writes on save() and on destruction: first the file's entries this run used and the
+  /// texts it compiled, in the order it met them, as many as fit under `max_bytes`, then the file's other
+  /// entries while they fit. So a campaign run again meets its first shaders in the file even when the
+  /// file cannot hold them all, and entries no run uses give way to new ones. Call before the first compile().
   SpirvCacheLoad attach_file(std::filesystem::path file, std::uint64_t max_bytes = kDefaultMaxFileBytes);
   /// Writes the attached file when texts were compiled since the last save; an error text on failure.
   std::optional<std::string> save();
@@ -74,8 +77,8 @@ class GlslCompiler {
   static std::uint64_t thread_compile_ns();
   const std::filesystem::path& failure_dir() const { return failure_dir_; }
   std::size_t size();
-  /// Forgets every kept SPIR-V (after saving the attached file): only while no other thread compiles
-  /// and no pointer compile() gave is used.
+  /// Forgets every SPIR-V compiled so far (the attached file's entries stay): only while no other thread
+  /// compiles and no pointer compile() gave is used.
   void clear();
 
  private:
@@ -89,14 +92,21 @@ class GlslCompiler {
   std::filesystem::path failure_dir_;
   std::mutex mutex_;
   std::unordered_multimap<std::uint64_t, std::shared_ptr<Entry>> entries_;
-  /// Entries compiled or first found in the file this run, oldest first (what save() writes first).
-  std::vector<std::shared_ptr<Entry>> used_;
+  /// Notes `entry` for save() (under mutex_) unless what is noted already fills the file; false then.
+  bool keep(const std::shared_ptr<Entry>& entry);
+
+  /// The attached file's entries (never cleared).
+  std::unordered_multimap<std::uint64_t, std::shared_ptr<Entry>> from_file_;
+  /// Entries compiled or first found in the file this run, in that order, up to the file's cap: what
+  /// save() writes first.
+  std::vector<std::shared_ptr<Entry>> kept_;
+  std::uint64_t kept_bytes_ = 0;
   std::optional<std::filesystem::path> file_;
   std::uint64_t max_file_bytes_ = kDefaultMaxFileBytes;
   SpirvCacheLoad file_load_ = SpirvCacheLoad::NoFile;
   SpirvCacheSave last_save_ = SpirvCacheSave::NotYet;
   std::size_t file_entries_ = 0;
-  std::atomic<std::uint64_t> unsaved_{0};  ///< texts compiled since the last save
+  std::atomic<std::uint64_t> unsaved_{0};  ///< texts compiled and kept since the last save
   std::atomic<std::uint64_t> compiles_{0};
   std::atomic<std::uint64_t> hits_{0};
   std::atomic<std::uint64_t> file_hits_{0};

@@ -97,7 +97,7 @@ SpirvCacheLoad read_spirv_cache(const std::filesystem::path& file, std::vector<S
   return SpirvCacheLoad::Loaded;
 }
 
-SpirvCacheSave write_spirv_cache(const std::filesystem::path& file, std::span<const SpirvCacheEntry* const> newest,
+SpirvCacheSave write_spirv_cache(const std::filesystem::path& file, std::span<const SpirvCacheEntry* const> first,
                                  std::uint64_t max_bytes, std::string* error) {
   std::vector<SpirvCacheEntry> on_disk;
   read_spirv_cache(file, on_disk);  // whatever is there and readable; a damaged file is replaced
@@ -114,7 +114,7 @@ SpirvCacheSave write_spirv_cache(const std::filesystem::path& file, std::span<co
     size += entry_bytes(e);
     order.push_back(&e);
   };
-  for (const SpirvCacheEntry* e : newest) take(*e);
+  for (const SpirvCacheEntry* e : first) take(*e);
   for (const SpirvCacheEntry& e : on_disk) take(e);
 
   std::string body;

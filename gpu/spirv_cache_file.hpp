@@ -14,10 +14,10 @@
 // collision can never return another shader's SPIR-V. The file is checked for damage, not for malice:
 // it is trusted as the driver's own caches in the same directory are.
 //
-// Saving merges: the entries given come first (the newest), then the entries of the file on disk that
-// are not among them, as long as the file stays within the cap; the rest (the oldest) are dropped. It
-// writes a temporary file and renames it over the old one, so concurrent processes never read half a
-// file and the last writer's merge wins.
+// Saving merges: the entries given come first, then the entries of the file on disk that are not among
+// them, as long as the file stays within the cap; the rest are dropped. It writes a temporary file and
+// renames it over the old one, so concurrent processes never read half a file and the last writer's
+// merge wins.
 
 #include <cstdint>
 #include <filesystem>
@@ -52,12 +52,12 @@ enum class SpirvCacheSave : std::uint8_t {
 /// other toolchain id is ignored.
 const std::string& spirv_toolchain_id();
 
-/// Reads `file`; `entries` gets its entries (in the file's order, newest first) when it returns Loaded.
+/// Reads `file`; `entries` gets its entries (in the file's order) when it returns Loaded.
 SpirvCacheLoad read_spirv_cache(const std::filesystem::path& file, std::vector<SpirvCacheEntry>& entries);
 
-/// Writes `newest` then the file's own entries not among them, within `max_bytes` (header included);
+/// Writes `first` then the file's own entries not among them, within `max_bytes` (header included);
 /// `error` gets the reason when it returns Failed.
-SpirvCacheSave write_spirv_cache(const std::filesystem::path& file, std::span<const SpirvCacheEntry* const> newest,
+SpirvCacheSave write_spirv_cache(const std::filesystem::path& file, std::span<const SpirvCacheEntry* const> first,
                                  std::uint64_t max_bytes, std::string* error = nullptr);
 
 }  // namespace gridcheck::gpu

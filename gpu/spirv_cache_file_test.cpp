@@ -141,7 +141,7 @@ TEST_F(Gpu_SpirvCacheFile, DamagedTruncatedForeignAndHostileFilesAreIgnoredAndRe
   EXPECT_EQ(r.file_hits, 1u);
 }
 
-TEST_F(Gpu_SpirvCacheFile, SavingMergesWithTheFileOnDiskNewestFirst) {
+TEST_F(Gpu_SpirvCacheFile, SavingPutsThisRunsEntriesBeforeTheFilesOthers) {
   const std::vector<Spirv> first = compile_and_save({1});
   const std::vector<Spirv> second = compile_and_save({2});  // attached after the first saved: sees 1, adds 2
   std::vector<SpirvCacheEntry> entries;
@@ -153,7 +153,42 @@ TEST_F(Gpu_SpirvCacheFile, SavingMergesWithTheFileOnDiskNewestFirst) {
   EXPECT_EQ(entries[1].spirv, first[0]);
 }
 
-TEST_F(Gpu_SpirvCacheFile, TheCapKeepsTheNewestEntriesThatFit) {
+TEST_F(Gpu_SpirvCacheFile, EntriesTheRunUsedComeFirstInTheOrderItMetThemAndOutliveClear) {
+  compile_and_save({1, 2, 3});  // the file: 1, 2, 3
+  {
+    GlslCompiler compiler;
+    compiler.attach_file(file_);
+    ASSERT_TRUE(compiler.compile(shader(3), "t"));  // from the file
+    compiler.clear();                                // a trim: the file's entries stay known
+    ASSERT_TRUE(compiler.compile(shader(4), "t"));  // new
+    ASSERT_TRUE(compiler.compile(shader(2), "t"));  // from the file, after clear()
+    EXPECT_EQ(compiler.compiles(), 1u);
+    EXPECT_EQ(compiler.file_hits(), 2u);
+  }
+  std::vector<SpirvCacheEntry> entries;
+  ASSERT_EQ(read_spirv_cache(file_, entries), SpirvCacheLoad::Loaded);
+  std::vector<std::string> order;
+  for (const SpirvCacheEntry& e : entries) order.push_back(e.glsl);
+  EXPECT_EQ(order, (std::vector<std::string>{shader(3), shader(4), shader(2), shader(1)}));
+}
+
+TEST_F(Gpu_SpirvCacheFile, ACompilerKeepsTheFirstTextsItMetWhenTheyDoNotAllFit) {
+  compile_and_save({1});
+  const std::uintmax_t one = std::filesystem::file_size(file_);  // the header and one entry
+  std::filesystem::remove(file_);
+  {
+    GlslCompiler compiler;  // room for the header and two (equal-sized) entries, not three
+    compiler.attach_file(file_, 2 * one - 1);
+    for (unsigned v : {1u, 2u, 3u, 4u}) ASSERT_TRUE(compiler.compile(shader(v), "t"));
+  }
+  std::vector<SpirvCacheEntry> entries;
+  ASSERT_EQ(read_spirv_cache(file_, entries), SpirvCacheLoad::Loaded);
+  ASSERT_EQ(entries.size(), 2u);  // header + 2 entries < 2 * (header + 1 entry), a third does not fit
+  EXPECT_EQ(entries[0].glsl, shader(1));
+  EXPECT_EQ(entries[1].glsl, shader(2));
+}
+
+TEST_F(Gpu_SpirvCacheFile, TheCapKeepsTheFirstEntriesThatFit) {
   GlslCompiler compiler;
   std::vector<SpirvCacheEntry> made;
   for (unsigned v : {1u, 2u, 3u}) made.push_back({shader(v), **compiler.compile(shader(v), "t")});

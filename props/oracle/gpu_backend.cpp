@@ -194,7 +194,8 @@ std::vector<std::string> GpuBackend::save_caches() {
   gpu::GlslCompiler& c = kernels_->compiler();
   if (std::optional<std::string> error = c.save()) notes.push_back("the SPIR-V cache file was not saved: " + *error);
   else if (c.last_save() == gpu::SpirvCacheSave::Trimmed)
-    notes.push_back(fmt::format("the SPIR-V cache file {} reached its {} MiB cap: it keeps the newest shaders, the oldest were dropped",
+    notes.push_back(fmt::format("the SPIR-V cache file {} reached its {} MiB cap: it keeps the shaders this run met first, "
+                                "the others were left out (docs/gpu.md)",
                                 c.file()->string(), gpu::GlslCompiler::kDefaultMaxFileBytes >> 20));
   return notes;
 }
