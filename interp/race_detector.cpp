@@ -136,19 +136,29 @@ RaceSites index_race_sites(const CompiledProgram& program) {
   out.written = compute_written_buffers(program);
   // One site per IR access: the copies of an unrolled loop body share theirs.
   out.site_of_pc.assign(program.code.size(), kUnknownSite);
-  std::unordered_map<std::uint64_t, std::uint16_t> site_of_node;
+  const auto is_access = [](Op op) {
+    return op == Op::Load || op == Op::LoadBool || op == Op::LoadF32 || op == Op::Store || op == Op::Atomic;
+  };
+  // The site of each IR node, by statement and by expression id (kUnknownSite: none yet).
+  std::size_t nodes[2] = {0, 0};
   for (std::uint32_t pc = 0; pc < program.code.size(); ++pc) {
-    const Op op = program.code[pc].op;
-    if (op != Op::Load && op != Op::LoadBool && op != Op::LoadF32 && op != Op::Store && op != Op::Atomic) continue;
+    if (!is_access(program.code[pc].op)) continue;
     const Origin& origin = program.origins[pc];
-    const std::uint64_t node = (std::uint64_t{origin.is_stmt} << 32) | origin.node;
-    if (auto it = site_of_node.find(node); it != site_of_node.end()) {
-      out.site_of_pc[pc] = it->second;
+    nodes[origin.is_stmt] = std::max(nodes[origin.is_stmt], std::size_t{origin.node} + 1);
+  }
+  std::vector<std::uint16_t> site_of_node[2] = {std::vector<std::uint16_t>(nodes[0], kUnknownSite),
+                                                 std::vector<std::uint16_t>(nodes[1], kUnknownSite)};
+  for (std::uint32_t pc = 0; pc < program.code.size(); ++pc) {
+    if (!is_access(program.code[pc].op)) continue;
+    const Origin& origin = program.origins[pc];
+    std::uint16_t& site = site_of_node[origin.is_stmt][origin.node];
+    if (site != kUnknownSite) {
+      out.site_of_pc[pc] = site;
       continue;
     }
     if (out.pc_of_site.size() >= kUnknownSite) break;
-    out.site_of_pc[pc] = static_cast<std::uint16_t>(out.pc_of_site.size());
-    site_of_node.emplace(node, out.site_of_pc[pc]);
+    site = static_cast<std::uint16_t>(out.pc_of_site.size());
+    out.site_of_pc[pc] = site;
     out.pc_of_site.push_back(pc);
   }
   return out;
