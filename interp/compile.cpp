@@ -101,34 +101,38 @@ class Compiler {
   /// Constants, buf_len slots and locals get fixed slots before code generation, so that the
   /// temporaries can start right after them.
   void assign_slots() {
-    std::uint32_t next = kFirstConstSlot;
-    ir::for_each_expr_in(p_, p_.entry(), [&](ir::ExprId id) {
+    // One walk: literals are numbered in order of first use from kFirstConstSlot, then the buf_len
+    // slots follow in order of first use, then the locals (counted here) and the temporaries.
+    std::vector<std::uint32_t> buf_len_order;
+    constexpr std::uint32_t kSeen = 0xFFFFFFFFu;
+    buf_len_slot_.assign(p_.buffers().size(), 0);
+    std::uint32_t locals = 0;
+    const auto visit_expr = [&](ir::ExprId id) {
       const ir::Expr& e = p_.expr(id);
       if (e.is_literal()) {
         const std::uint32_t word = ir::literal_word(e.literal_type(), e.payload);
-        if (const_slot_.emplace(word, next).second) {
-          out_.literal_values.push_back(word);
-          ++next;
-        }
+        const auto slot = kFirstConstSlot + static_cast<std::uint32_t>(out_.literal_values.size());
+        if (const_slot_.emplace(word, slot).second) out_.literal_values.push_back(word);
+      } else if (e.kind == ExprKind::BufLen) {
+        const auto index = p_.buffer_index(e.buffer());
+        if (!index || buf_len_slot_[*index] != 0) return;
+        buf_len_slot_[*index] = kSeen;
+        buf_len_order.push_back(static_cast<std::uint32_t>(*index));
       }
-    });
-    buf_len_slot_.assign(p_.buffers().size(), 0);
-    ir::for_each_expr_in(p_, p_.entry(), [&](ir::ExprId id) {
-      const ir::Expr& e = p_.expr(id);
-      if (e.kind != ExprKind::BufLen) return;
-      const auto index = p_.buffer_index(e.buffer());
-      if (!index || buf_len_slot_[*index] != 0) return;
-      buf_len_slot_[*index] = next;
-      out_.buf_len_slots.push_back({next, static_cast<std::uint32_t>(*index)});
-      ++next;
-    });
-    next_local_ = next;
-    std::uint32_t locals = 0;
+    };
     ir::for_each_stmt(p_, p_.entry(), [&](ir::StmtId id) {
-      const StmtKind k = p_.stmt(id).kind;
-      if (k == StmtKind::Let) locals += 1;
-      if (k == StmtKind::Loop) locals += 2;
+      const ir::Stmt& s = p_.stmt(id);
+      if (s.kind == StmtKind::Let) locals += 1;
+      if (s.kind == StmtKind::Loop) locals += 2;
+      ir::for_each_stmt_operand(s, [&](ir::ExprId root) { ir::for_each_expr(p_, root, visit_expr); });
     });
+    std::uint32_t next = kFirstConstSlot + static_cast<std::uint32_t>(out_.literal_values.size());
+    for (std::uint32_t index : buf_len_order) {
+      buf_len_slot_[index] = next;
+      out_.buf_len_slots.push_back({next, index});
+      ++next;
+    }
+    next_local_ = next;
     temp_base_ = next + locals;
   }
 

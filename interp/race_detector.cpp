@@ -105,6 +105,30 @@ void merge_values(RaceDetector::Values& into, const RaceDetector::Values& from) 
 /// True when a plain write of `value` is tolerated against the unordered plain writes `v`.
 bool same_value(const RaceDetector::Values& v, std::uint32_t value) { return v.any && !v.several && v.value == value; }
 
+/// Ages `f` for an access under `floor` in the workgroup whose first `when` is `group_first`: records
+/// below the floor are dropped, those of earlier workgroups join `earlier_group`. True when nothing is
+/// left (every record was ordered before the access).
+bool age(RaceDetector::Full& f, std::uint32_t floor, std::uint32_t group_first) {
+  bool empty = true;
+  for (int k = 0; k < RaceDetector::kKinds; ++k) {
+    RaceDetector::History& h = f.of[k];
+    if (h.latest.when < floor) {
+      h.latest = h.other = RaceDetector::Rep{};
+      if (h.earlier_group.when < floor) h.earlier_group = RaceDetector::Rep{};
+    } else if (h.latest.when < group_first) {
+      if (h.earlier_group.when == 0) h.earlier_group = h.latest;
+      if (k == Kind::kWrite) merge_values(f.earlier_groups, f.group);
+      h.latest = h.other = RaceDetector::Rep{};
+    }
+    if (h.earlier_group.when == 0) {
+      if (k == Kind::kWrite) f.earlier_groups = RaceDetector::Values{};
+    }
+    if (h.latest.when == 0 && k == Kind::kWrite) f.group = f.interval = RaceDetector::Values{};
+    if (h.latest.when != 0 || h.earlier_group.when != 0) empty = false;
+  }
+  return empty;
+}
+
 }  // namespace
 
 RaceSites index_race_sites(const CompiledProgram& program) {
@@ -112,19 +136,29 @@ RaceSites index_race_sites(const CompiledProgram& program) {
   out.written = compute_written_buffers(program);
   // One site per IR access: the copies of an unrolled loop body share theirs.
   out.site_of_pc.assign(program.code.size(), kUnknownSite);
-  std::unordered_map<std::uint64_t, std::uint16_t> site_of_node;
+  const auto is_access = [](Op op) {
+    return op == Op::Load || op == Op::LoadBool || op == Op::LoadF32 || op == Op::Store || op == Op::Atomic;
+  };
+  // The site of each IR node, by statement and by expression id (kUnknownSite: none yet).
+  std::size_t nodes[2] = {0, 0};
   for (std::uint32_t pc = 0; pc < program.code.size(); ++pc) {
-    const Op op = program.code[pc].op;
-    if (op != Op::Load && op != Op::LoadBool && op != Op::LoadF32 && op != Op::Store && op != Op::Atomic) continue;
+    if (!is_access(program.code[pc].op)) continue;
     const Origin& origin = program.origins[pc];
-    const std::uint64_t node = (std::uint64_t{origin.is_stmt} << 32) | origin.node;
-    if (auto it = site_of_node.find(node); it != site_of_node.end()) {
-      out.site_of_pc[pc] = it->second;
+    nodes[origin.is_stmt] = std::max(nodes[origin.is_stmt], std::size_t{origin.node} + 1);
+  }
+  std::vector<std::uint16_t> site_of_node[2] = {std::vector<std::uint16_t>(nodes[0], kUnknownSite),
+                                                 std::vector<std::uint16_t>(nodes[1], kUnknownSite)};
+  for (std::uint32_t pc = 0; pc < program.code.size(); ++pc) {
+    if (!is_access(program.code[pc].op)) continue;
+    const Origin& origin = program.origins[pc];
+    std::uint16_t& site = site_of_node[origin.is_stmt][origin.node];
+    if (site != kUnknownSite) {
+      out.site_of_pc[pc] = site;
       continue;
     }
     if (out.pc_of_site.size() >= kUnknownSite) break;
-    out.site_of_pc[pc] = static_cast<std::uint16_t>(out.pc_of_site.size());
-    site_of_node.emplace(node, out.site_of_pc[pc]);
+    site = static_cast<std::uint16_t>(out.pc_of_site.size());
+    out.site_of_pc[pc] = site;
     out.pc_of_site.push_back(pc);
   }
   return out;
@@ -297,29 +331,18 @@ void RaceDetector::check_full(Shadow& s, const Access& a, Kind kind, std::uint32
   const std::uint32_t floor = s.workgroup ? current : phase_first_;
 
   // Age the history: records of earlier phases (intervals, for workgroup memory) are dropped; the
-  // records of a workgroup that ran before this one join `earlier_group`.
-  bool empty = true;
-  for (int k = 0; k < kKinds; ++k) {
-    History& h = f.of[k];
-    if (h.latest.when < floor) {
-      h.latest = h.other = Rep{};
-      if (h.earlier_group.when < floor) h.earlier_group = Rep{};
-    } else if (h.latest.when < group_first_) {
-      if (h.earlier_group.when == 0) h.earlier_group = h.latest;
-      if (k == Kind::kWrite) merge_values(f.earlier_groups, f.group);
-      h.latest = h.other = Rep{};
+  // records of a workgroup that ran before this one join `earlier_group`. Ageing again under the same
+  // floor and workgroup would change nothing, and a history aged under them is not empty (the access
+  // that aged it left its record), so an access under the pair it was last aged for skips to the checks.
+  if (f.aged_floor != floor || f.aged_group != group_first_) {
+    if (age(f, floor, group_first_)) {  // everything it held is ordered before this access
+      free_.push_back(index);
+      tag = when | kFlagOf[kind];
+      s.sites[a.element] = site_of_pc_[a.pc];
+      return;
     }
-    if (h.earlier_group.when == 0) {
-      if (k == Kind::kWrite) f.earlier_groups = Values{};
-    }
-    if (h.latest.when == 0 && k == Kind::kWrite) f.group = f.interval = Values{};
-    if (h.latest.when != 0 || h.earlier_group.when != 0) empty = false;
-  }
-  if (empty) {  // everything it held is ordered before this access
-    free_.push_back(index);
-    tag = when | kFlagOf[kind];
-    s.sites[a.element] = site_of_pc_[a.pc];
-    return;
+    f.aged_floor = floor;
+    f.aged_group = group_first_;
   }
 
   const bool tolerant = kind == Kind::kWrite && !strict_same_value_;

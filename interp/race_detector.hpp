@@ -20,7 +20,7 @@
 // Shadow memory: 6 bytes per element of every buffer the program writes (read-only buffers cannot
 // race and get none): a 32-bit tag (invocation interval + access kinds) and a 16-bit site. A tag
 // holds the accesses of ONE invocation; the rare element touched by a second invocation in one
-// grid phase moves to a pooled record of the full history (120 bytes). Because the engine runs
+// grid phase moves to a pooled record of the full history (128 bytes). Because the engine runs
 // workgroups one at a time between grid_syncs and numbers intervals in execution order, "ordered"
 // reduces to comparisons of interval numbers.
 //
@@ -87,6 +87,11 @@ class RaceDetector final : public Observer {
   struct Full {
     History of[kKinds];
     Values earlier_groups, group, interval;  ///< plain writes of History::earlier_group's set, latest's workgroup, latest's interval
+    /// The floor and first `when` of the workgroup this history was last aged for (kNotAged: never).
+    /// Ageing is idempotent until either moves, so an access under the same pair skips it.
+    std::uint32_t aged_floor = kNotAged;
+    std::uint32_t aged_group = kNotAged;
+    static constexpr std::uint32_t kNotAged = 0xFFFFFFFFu;
   };
 
  private:

@@ -92,5 +92,37 @@ TEST(IR_Builder, CompactedDropsUnreachableNodesAndKeepsMeaning) {
   EXPECT_LT(c.expr_count(), p.expr_count());
 }
 
+TEST(IR_Builder, CompactedCopiesNestedListsInOrder) {
+  Builder b;
+  Buf out = b.output("out", 0, ScalarType::U32, 4);
+  b.let("garbage", b.u32(1));  // never placed in a list
+  Program p = b.wrapped({b.store(out, b.u32(0), b.u32(1)),
+                         b.if_(b.boolean(true), {b.store(out, b.u32(1), b.u32(2)), b.block({b.store(out, b.u32(2), b.u32(3))})},
+                               {b.store(out, b.u32(3), b.u32(4))}),
+                         b.store(out, b.u32(0), b.u32(5))});
+  const Program c = p.compacted();
+  const auto stores = [](const Program& q) {
+    std::vector<std::pair<StmtKind, std::uint32_t>> seen;  // kind, and a store's value literal
+    for_each_stmt(q, q.entry(), [&](StmtId id) {
+      const Stmt& s = q.stmt(id);
+      seen.emplace_back(s.kind, s.kind == StmtKind::Store ? q.expr(s.exprs[1]).payload : 0u);
+    });
+    return seen;
+  };
+  EXPECT_EQ(stores(c), stores(p));
+  EXPECT_EQ(stores(c).size(), 8u);  // the root region, the if, the block and five stores
+}
+
+TEST(IR_Builder, ReserveMoreKeepsIdsAndNodes) {
+  Builder b;
+  Program p = b.raw({b.ret()});
+  const std::size_t exprs = p.expr_count(), stmts = p.stmt_count();
+  p.reserve_more(64, 64, 64);
+  EXPECT_EQ(p.expr_count(), exprs);
+  EXPECT_EQ(p.stmt_count(), stmts);
+  EXPECT_EQ(index_of(p.add_expr(Expr{})), exprs);
+  EXPECT_EQ(p.entry_stmts().size(), 1u);
+}
+
 }  // namespace
 }  // namespace gridcheck::ir

@@ -68,6 +68,14 @@ StmtList Program::add_list(std::span<const StmtId> stmts) {
   return l;
 }
 
+void Program::reserve_more(std::size_t exprs, std::size_t stmts, std::size_t list_entries) {
+  exprs_.reserve(exprs_.size() + exprs);
+  expr_locs_.reserve(expr_locs_.size() + exprs);
+  stmts_.reserve(stmts_.size() + stmts);
+  stmt_locs_.reserve(stmt_locs_.size() + stmts);
+  list_pool_.reserve(list_pool_.size() + list_entries);
+}
+
 std::span<const StmtId> Program::list(StmtList l) const {
   GC_ASSERT(std::size_t{l.first} + l.count <= list_pool_.size());
   return std::span<const StmtId>(list_pool_.data() + l.first, l.count);
@@ -104,10 +112,16 @@ class Compactor {
   }
 
   StmtList copy(StmtList list) {
-    std::vector<StmtId> ids;
-    ids.reserve(list.count);
-    for (StmtId id : from_.list(list)) ids.push_back(copy(id));
-    return to_.add_list(ids);
+    // The copied ids of every list being copied share one stack: a nested list pushes above its
+    // parent's and pops its own before the parent pushes the next id.
+    const std::size_t base = ids_.size();
+    for (StmtId id : from_.list(list)) {
+      const StmtId copied = copy(id);
+      ids_.push_back(copied);
+    }
+    const StmtList out = to_.add_list(std::span<const StmtId>(ids_).subspan(base));
+    ids_.resize(base);
+    return out;
   }
 
   StmtId copy(StmtId id) {
@@ -123,6 +137,7 @@ class Compactor {
  private:
   const Program& from_;
   Program& to_;
+  std::vector<StmtId> ids_;
 };
 
 }  // namespace
@@ -133,6 +148,7 @@ Program Program::compacted() const {
   out.name_index_ = name_index_;
   out.buffers_ = buffers_;
   out.workgroup_size_ = workgroup_size_;
+  out.reserve_more(exprs_.size(), stmts_.size(), list_pool_.size());  // an upper bound: garbage is not copied
   Compactor compactor(*this, out);
   out.entry_ = compactor.copy(entry_);
   return out;

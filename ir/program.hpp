@@ -190,6 +190,10 @@ class Program {
   void set_loc(ExprId id, SourceLoc loc) { expr_locs_[index_of(id)] = loc; }
   std::size_t expr_count() const { return exprs_.size(); }
   std::size_t stmt_count() const { return stmts_.size(); }
+  std::size_t list_pool_size() const { return list_pool_.size(); }
+  /// Makes room for this many more expressions, statements and list entries (a copy into a fresh
+  /// arena reserves the source's sizes once instead of growing node by node). Changes no ids.
+  void reserve_more(std::size_t exprs, std::size_t stmts, std::size_t list_entries);
 
   // -- entry and shape
   StmtList entry() const { return entry_; }

@@ -24,6 +24,27 @@ constexpr ScalarResult boolean(bool b) { return {b ? 1u : 0u, TrapKind::None}; }
   GC_ICE(std::string("scalar semantics called with an operand type the operator table rejects: ") + std::string(what));
 }
 
+/// The operator table's verdicts (result_type has a value) for every operator and operand type,
+/// computed once: the evaluators check an operand type with one load instead of the table's rules.
+template <typename Op, int kOps>
+std::array<std::array<bool, kScalarTypeCount>, kOps> accepted_operands() {
+  std::array<std::array<bool, kScalarTypeCount>, kOps> out{};
+  for (int op = 0; op < kOps; ++op)
+    for (int t = 0; t < kScalarTypeCount; ++t)
+      out[op][t] = result_type(static_cast<Op>(op), static_cast<ScalarType>(t)).has_value();
+  return out;
+}
+bool accepts(BinOp op, ScalarType t) {
+  static const auto table = accepted_operands<BinOp, kBinOpCount>();  // no cross-file init order
+  const auto o = static_cast<std::size_t>(op), k = static_cast<std::size_t>(t);
+  return o < table.size() && k < kScalarTypeCount && table[o][k];
+}
+bool accepts(UnOp op, ScalarType t) {
+  static const auto table = accepted_operands<UnOp, kUnOpCount>();
+  const auto o = static_cast<std::size_t>(op), k = static_cast<std::size_t>(t);
+  return o < table.size() && k < kScalarTypeCount && table[o][k];
+}
+
 // ---------------------------------------------------------------------------------------- u32
 
 std::uint32_t saturating_add_u32(std::uint32_t l, std::uint32_t r) {
@@ -272,7 +293,7 @@ std::optional<TrapKind> trap_kind_from_name(std::string_view name) {
 }
 
 ScalarResult eval_binary(BinOp op, ScalarType operand, std::uint32_t l, std::uint32_t r) {
-  if (!result_type(op, operand)) bad_operand(info(op).mnemonic);
+  if (!accepts(op, operand)) bad_operand(info(op).mnemonic);
   switch (operand) {
     case ScalarType::U32: return binary_u32(op, l, r);
     case ScalarType::I32: return binary_i32(op, l, r);
@@ -283,7 +304,7 @@ ScalarResult eval_binary(BinOp op, ScalarType operand, std::uint32_t l, std::uin
 }
 
 ScalarResult eval_unary(UnOp op, ScalarType operand, std::uint32_t x) {
-  if (!result_type(op, operand)) bad_operand(info(op).mnemonic);
+  if (!accepts(op, operand)) bad_operand(info(op).mnemonic);
   switch (operand) {
     case ScalarType::U32: return unary_int(op, false, x);
     case ScalarType::I32: return unary_int(op, true, x);

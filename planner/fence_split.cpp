@@ -197,6 +197,8 @@ ir::Program make_segment_skeleton(const ir::Program& source) {
 
 ir::Program rewrap_segment(const ir::Program&, const HostSplit& split, const SegmentNodes& segment) {
   ir::Program out = split.skeleton;
+  // At most the whole work arena is copied; reserving it once spares the growth of every arena.
+  out.reserve_more(split.work.expr_count(), split.work.stmt_count(), split.work.list_pool_size());
 
   ProgramCopier copier(split.work, out);
   std::vector<ir::StmtId> inner;

@@ -38,10 +38,15 @@ ir::StmtId ProgramCopier::stmt(ir::StmtId id) {
 }
 
 ir::StmtList ProgramCopier::list(std::span<const ir::StmtId> ids) {
-  std::vector<ir::StmtId> copied;
-  copied.reserve(ids.size());
-  for (ir::StmtId id : ids) copied.push_back(stmt(id));
-  return to_.add_list(copied);
+  // Nested lists share one stack of copied ids: each pushes above its parent's and pops its own.
+  const std::size_t base = stack_.size();
+  for (ir::StmtId id : ids) {
+    const ir::StmtId copied = stmt(id);
+    stack_.push_back(copied);
+  }
+  const ir::StmtList out = to_.add_list(std::span<const ir::StmtId>(stack_).subspan(base));
+  stack_.resize(base);
+  return out;
 }
 
 ir::BufferDecl ProgramCopier::buffer(const ir::BufferDecl& decl) {

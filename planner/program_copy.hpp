@@ -28,6 +28,7 @@ class ProgramCopier {
   const ir::Program& from_;
   ir::Program& to_;
   std::vector<ir::NameId> names_;  // index: name in `from`; kNoName until interned
+  std::vector<ir::StmtId> stack_;  // copied ids of the lists being copied
 };
 
 /// Deep copies of a subtree inside one arena (new statement and expression nodes, same names and

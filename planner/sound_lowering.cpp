@@ -13,6 +13,34 @@
 #include "planner/workgroup_spill.hpp"
 
 namespace gridcheck::planner {
+namespace {
+
+/// Which of the locals `a` and `b` the statements of `list` read (a Var expression naming them, at
+/// any depth): one walk, no sets.
+struct LocalReads {
+  bool a = false;
+  bool b = false;
+};
+void add_local_reads(const ir::Program& p, std::span<const ir::StmtId> list, ir::NameId a, ir::NameId b,
+                     LocalReads& out) {
+  for (ir::StmtId id : list) {
+    const ir::Stmt& s = p.stmt(id);
+    ir::for_each_stmt_operand(s, [&](ir::ExprId root) {
+      ir::for_each_expr(p, root, [&](ir::ExprId e) {
+        const ir::Expr& x = p.expr(e);
+        if (x.kind != ir::ExprKind::Var) return;
+        out.a = out.a || x.var() == a;
+        out.b = out.b || x.var() == b;
+      });
+    });
+    if (s.has_body()) {
+      add_local_reads(p, p.list(s.body), a, b, out);
+      add_local_reads(p, p.list(s.otherwise), a, b, out);
+    }
+  }
+}
+
+}  // namespace
 
 ir::Result<LoweredSource> sound_lower(const ir::Program& source, const SoundLoweringOptions& options) {
   if (binds_name_starting_with(source, kReservedPrefix))  // the set (its order names the one reported) only then
@@ -84,11 +112,11 @@ ir::Result<LoweredSource> sound_lower(const ir::Program& source, const SoundLowe
     if (stores_flag) code.push_back(layout.store_returned_flag());
     for (ir::StmtId id : workgroup_spill_code(work, layout, shared.spill[k])) code.push_back(id);
     std::vector<ir::StmtId> prologue;
-    LocalUses uses;  // of `code`, collected once for both locals
-    collect_local_uses(work, code, uses);
-    if (uses.reads.contains(layout.invocation_local()))
+    LocalReads reads;
+    add_local_reads(work, code, layout.invocation_local(), layout.count_local(), reads);
+    if (reads.a)
       prologue.push_back(emit.let(layout.invocation_local(), emit.linear_invocation()));
-    if (uses.reads.contains(layout.count_local()))
+    if (reads.b)
       prologue.push_back(emit.let(layout.count_local(), emit.invocation_count()));
     prologue.insert(prologue.end(), code.begin(), code.end());
     if (k > 0) top.push_back(emit.grid_sync());

@@ -1,5 +1,7 @@
 #include "props/gen/expr_generator.hpp"
 
+#include <array>
+
 namespace gridcheck::props::casegen {
 
 using ir::BinOp;
@@ -97,31 +99,29 @@ Typed ExprGenerator::literal(ScalarType t) {
   GC_ICE("unknown scalar type");
 }
 
-std::vector<LocalInfo> ExprGenerator::readable_locals(ScalarType t) const {
-  std::vector<LocalInfo> out;
+void ExprGenerator::readable_locals(ScalarType t) {
+  locals_.clear();
   for (const auto& scope : s_.scopes)
     for (const LocalInfo& l : scope)
-      if (l.type == t) out.push_back(l);
+      if (l.type == t) locals_.push_back(&l);
   for (const LocalInfo& l : s_.root_locals) {
     if (l.type != t) continue;
     // Crossing a fence: vyre re-executes the initialiser, which is exact only for pure,
     // never-assigned locals (docs/vyre-0.7.2.md §6.6, docs/vyre-0.7.2.md#s10-d).
-    if (on(Feature::LocalsAcrossFence) || (l.pure && !l.assignable)) out.push_back(l);
+    if (on(Feature::LocalsAcrossFence) || (l.pure && !l.assignable)) locals_.push_back(&l);
   }
-  return out;
 }
 
-std::vector<std::size_t> ExprGenerator::loadable(ScalarType t, const Context& ctx) const {
-  std::vector<std::size_t> out;
+void ExprGenerator::loadable(ScalarType t, const Context& ctx) {
+  loadable_.clear();
   for (std::size_t i = 0; i < s_.buffers.size(); ++i) {
     const BufferInfo& info = s_.buffers[i];
     if (info.element != t || s_.atomic[s_.segment][i] || info.role == Role::Unreferenced) continue;
     if (info.role == Role::Counter) continue;
     if (info.role == Role::Workgroup && !s_.workgroup_written && !on(Feature::WorkgroupAcrossFence)) continue;
     (void)ctx;
-    out.push_back(i);
+    loadable_.push_back(i);
   }
-  return out;
 }
 
 Typed ExprGenerator::load(std::size_t i, const Context& ctx) {
@@ -140,13 +140,15 @@ Typed ExprGenerator::load(std::size_t i, const Context& ctx) {
 
 Typed ExprGenerator::leaf(ScalarType t, const Context& ctx) {
   enum { Literal, Builtin, Local, Load, Length };
-  std::vector<int> options = {Literal};
-  if (t == ScalarType::U32) options.push_back(Builtin), options.push_back(Length);
-  const auto locals = readable_locals(t);
-  if (!locals.empty()) options.push_back(Local);
-  const auto buffers = loadable(t, ctx);
-  if (!buffers.empty()) options.push_back(Load);
-  switch (options[c_.below(static_cast<std::uint32_t>(options.size()))]) {
+  std::array<int, 5> options{};
+  std::uint32_t count = 0;
+  options[count++] = Literal;
+  if (t == ScalarType::U32) options[count++] = Builtin, options[count++] = Length;
+  readable_locals(t);
+  if (!locals_.empty()) options[count++] = Local;
+  loadable(t, ctx);
+  if (!loadable_.empty()) options[count++] = Load;
+  switch (options[c_.below(count)]) {
     case Builtin: {
       // With a 2-D / 3-D shape, also the y and z builtins (axis drawn after the builtin).
       const bool dims = s_.wg_size[1] * s_.wg_size[2] * s_.grid[1] * s_.grid[2] > 1;
@@ -166,10 +168,13 @@ Typed ExprGenerator::leaf(ScalarType t, const Context& ctx) {
       return {b_.buf_len(s_.buffers[i].buf)};
     }
     case Local: {
-      const LocalInfo& l = locals[c_.below(static_cast<std::uint32_t>(locals.size()))];
+      const LocalInfo& l = *locals_[c_.below(static_cast<std::uint32_t>(locals_.size()))];
       return {b_.var(l.name), l.pure && !l.assignable};
     }
-    case Load: return load(buffers[c_.below(static_cast<std::uint32_t>(buffers.size()))], ctx);
+    case Load: {
+      const std::size_t i = loadable_[c_.below(static_cast<std::uint32_t>(loadable_.size()))];
+      return load(i, ctx);
+    }
     default: return literal(t);
   }
 }

@@ -60,10 +60,11 @@ class ExprGenerator {
  private:
   bool on(Feature f) const { return s_.on(f); }
 
-  /// Locals of type `t` visible here that this segment may read.
-  std::vector<LocalInfo> readable_locals(ir::ScalarType t) const;
-  /// Readable storage/workgroup buffers with element type `t` (not atomically updated here).
-  std::vector<std::size_t> loadable(ir::ScalarType t, const Context& ctx) const;
+  /// Fills locals_ with the locals of type `t` visible here that this segment may read.
+  void readable_locals(ir::ScalarType t);
+  /// Fills loadable_ with the readable storage/workgroup buffers with element type `t` (not
+  /// atomically updated here).
+  void loadable(ir::ScalarType t, const Context& ctx);
   Typed load(std::size_t i, const Context& ctx);
   Typed leaf(ir::ScalarType t, const Context& ctx);
   /// `lhs op rhs` over operands of type `operands`, drawing the right operand before the left
@@ -75,6 +76,10 @@ class ExprGenerator {
   ChoiceSource& c_;
   ir::Builder& b_;
   const GeneratorConfig& config_;
+  // leaf()'s candidates: filled, then read by its one draw before anything recurses (a load's index
+  // expression is drawn after the buffer is chosen), so one pair serves every depth without allocating.
+  std::vector<const LocalInfo*> locals_;
+  std::vector<std::size_t> loadable_;
 };
 
 }  // namespace gridcheck::props::casegen

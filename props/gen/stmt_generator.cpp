@@ -15,6 +15,7 @@ StmtGenerator::StmtGenerator(GeneratorState& s, ExprGenerator& ex)
 
 std::vector<StmtGenerator::OpKind> StmtGenerator::available(const Context& ctx) const {
   std::vector<OpKind> kinds;
+  kinds.reserve(12);  // every kind below at most once: one allocation instead of the growth steps
   if (any_written()) kinds.push_back(OpKind::Store);
   if (on(Feature::Locals)) kinds.push_back(OpKind::Let);
   if (on(Feature::Locals) && assign_target(ctx).has_value()) kinds.push_back(OpKind::Assign);
