@@ -386,7 +386,8 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 template <bool kObserved, bool kUninit>
 bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::uint32_t* order) {
   static constexpr void* kHandlers[] = {
-      &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext, &&op_Add,    &&op_Sub,     &&op_Mul,
+      &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext,
+      &&op_JnEq,   &&op_JnNe,     &&op_JnLtU,    &&op_JnLtS,  &&op_JnLeU,    &&op_JnLeS,  &&op_Add,    &&op_Sub,     &&op_Mul,
       &&op_And,    &&op_Or,       &&op_Xor,      &&op_Shl,    &&op_ShrU,     &&op_ShrS,   &&op_Eq,      &&op_Ne,
       &&op_LtU,    &&op_LtS,      &&op_LeU,      &&op_LeS,    &&op_DivU,     &&op_ModU,   &&op_DivS,    &&op_ModS,
       &&op_MinU,   &&op_MaxU,     &&op_MinS,     &&op_MaxS,   &&op_LogAnd,   &&op_LogOr,  &&op_LogNot,  &&op_MulAdd, &&op_Inc,
@@ -469,6 +470,21 @@ op_LoopNext : {
   if (fuel <= 0) [[unlikely]] goto no_fuel;
   GC_DISPATCH();
 }
+  // A compare-and-jump stands for the comparison and the Jz it replaced: two steps (GC_DISPATCH takes one).
+#define GC_COMPARE_JUMP(name, expr)                   \
+  op_##name : {                                       \
+    const std::uint32_t x = r[in->a], y = r[in->b];   \
+    pc = (expr) ? pc + 1 : in->c;                     \
+    --fuel;                                           \
+    GC_DISPATCH();                                    \
+  }
+  GC_COMPARE_JUMP(JnEq, x == y)
+  GC_COMPARE_JUMP(JnNe, x != y)
+  GC_COMPARE_JUMP(JnLtU, x < y)
+  GC_COMPARE_JUMP(JnLtS, ir::scalar::i32_lt(x, y) != 0)
+  GC_COMPARE_JUMP(JnLeU, x <= y)
+  GC_COMPARE_JUMP(JnLeS, ir::scalar::i32_le(x, y) != 0)
+#undef GC_COMPARE_JUMP
 op_Inc:
   ++r[in->d];
   GC_NEXT();
