@@ -397,7 +397,13 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   };
   static_assert(std::size(kHandlers) == kOpCount, "one handler per opcode, in enum order");
 
-  const Instr* const code = prog_.code.data();
+  if (threaded_table_ != kHandlers) {  // once per engine: one instantiation runs a whole dispatch
+    threaded_.resize(prog_.code.size());
+    for (std::size_t i = 0; i < prog_.code.size(); ++i)
+      threaded_[i] = Threaded{prog_.code[i], kHandlers[static_cast<int>(prog_.code[i].op)]};
+    threaded_table_ = kHandlers;
+  }
+  const Threaded* const code = threaded_.data();
   View* const views = views_.data();
   [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
   // The engine's arrays in locals: a store through a buffer pointer (memcpy) may alias any member,
@@ -412,8 +418,10 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   const std::uint32_t* const order_end = order + lanes_;
   std::int64_t fuel = fuel_;
   std::uint32_t* r = nullptr;
-  // pc is 64-bit: the index into code needs no zero-extension after each increment.
-  std::size_t pc = 0;
+  // The running instruction; its index (pc_of) is worked out only where a report or the barrier
+  // bookkeeping needs it.
+  const Threaded* ip = nullptr;
+  auto pc_of = [code](const Threaded* at) { return static_cast<std::uint32_t>(at - code); };
   std::uint32_t slot = 0;
   const Instr* in = nullptr;
   Stop stop = Stop::Finished;
@@ -428,12 +436,12 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
 #define GC_DISPATCH()                          \
   do {                                         \
     --fuel;                                    \
-    in = &code[pc];                            \
-    goto* kHandlers[static_cast<int>(in->op)]; \
+    in = &ip->in;                              \
+    goto* ip->handler;                         \
   } while (false)
 #define GC_NEXT() \
   do {            \
-    ++pc;         \
+    ++ip;         \
     GC_DISPATCH(); \
   } while (false)
 #define GC_BINARY(name, expr)                    \
@@ -447,7 +455,7 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   slot = *order;
   if (status[slot] != Status::Ready) continue;
   r = frames + slot * frame_words;
-  pc = pcs[slot];
+  ip = code + pcs[slot];
   fuel -= kInvocationSwitchSteps;  // starting or resuming an invocation costs about this many instructions
   if (fuel <= 0) goto no_fuel;
   GC_DISPATCH();
@@ -456,17 +464,17 @@ op_Mov:
   r[in->d] = r[in->a];
   GC_NEXT();
 op_Jmp:
-  pc = in->a;
+  ip = code + in->a;
   GC_DISPATCH();
 op_Jz:
-  pc = r[in->a] == 0 ? in->b : pc + 1;
+  ip = r[in->a] == 0 ? code + in->b : ip + 1;
   GC_DISPATCH();
 op_JgeU:
-  pc = r[in->a] >= r[in->b] ? in->c : pc + 1;
+  ip = r[in->a] >= r[in->b] ? code + in->c : ip + 1;
   GC_DISPATCH();
 op_LoopNext : {
   const std::uint32_t v = ++r[in->d];
-  pc = v < r[in->a] ? in->b : pc + 1;
+  ip = v < r[in->a] ? code + in->b : ip + 1;
   if (fuel <= 0) [[unlikely]] goto no_fuel;
   GC_DISPATCH();
 }
@@ -474,7 +482,7 @@ op_LoopNext : {
 #define GC_COMPARE_JUMP(name, expr)                   \
   op_##name : {                                       \
     const std::uint32_t x = r[in->a], y = r[in->b];   \
-    pc = (expr) ? pc + 1 : in->c;                     \
+    ip = (expr) ? ip + 1 : code + in->c;              \
     --fuel;                                           \
     GC_DISPATCH();                                    \
   }
@@ -522,7 +530,7 @@ op_ModS : {
   const std::uint32_t x = r[in->a], y = r[in->b];
   const ir::ScalarResult v = in->op == Op::DivS ? ir::scalar::i32_div(x, y) : ir::scalar::i32_mod(x, y);
   if (!v.ok()) [[unlikely]] {
-    trap(v.trap, pc, workgroup, slot - base,
+    trap(v.trap, pc_of(ip), workgroup, slot - base,
          fmt::format("i32 {} {} {} has no defined value", static_cast<std::int32_t>(x), in->op == Op::DivS ? "/" : "%",
                      static_cast<std::int32_t>(y)));
     stop = Stop::Trap;
@@ -535,7 +543,7 @@ op_Binary : {
   const ir::ScalarResult v =
       ir::eval_binary(static_cast<ir::BinOp>(in->sub), static_cast<ir::ScalarType>(in->type), r[in->a], r[in->b]);
   if (!v.ok()) [[unlikely]] {
-    trap(v.trap, pc, workgroup, slot - base, "the operation has no defined value");
+    trap(v.trap, pc_of(ip), workgroup, slot - base, "the operation has no defined value");
     stop = Stop::Trap;
     goto done;
   }
@@ -559,7 +567,7 @@ op_TruthyF32:
   GC_NEXT();
 op_CheckU32:
   if (static_cast<std::int32_t>(r[in->a]) < 0) [[unlikely]] {
-    trap(ir::TrapKind::NegativeToU32, pc, workgroup, slot - base,
+    trap(ir::TrapKind::NegativeToU32, pc_of(ip), workgroup, slot - base,
          fmt::format("negative i32 {} used as a u32 {}", static_cast<std::int32_t>(r[in->a]),
                      u32_use_text(static_cast<U32Use>(in->sub))));
     stop = Stop::Trap;
@@ -576,17 +584,17 @@ op_LoadF32 : {
     r[in->d] = in->op == Op::Load       ? w
                : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
                                         : ir::scalar::f32_canonical(w);
-    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc, slot - base);
+    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base);
     if constexpr (kUninit) {
       if (v.shadow_offset != kNoShadow) {
         const std::uint32_t word = v.shadow_offset + i;
         if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]
-          uninit_->report(Access{in->a, i, static_cast<std::uint32_t>(pc), workgroup, slot - base, w, w, false});
+          uninit_->report(Access{in->a, i, pc_of(ip), workgroup, slot - base, w, w, false});
       }
     }
   } else {
     r[in->d] = 0;
-    out_of_bounds(AccessKind::Load, in->a, i, pc, workgroup, slot - base);
+    out_of_bounds(AccessKind::Load, in->a, i, pc_of(ip), workgroup, slot - base);
   }
   GC_NEXT();
 }
@@ -598,7 +606,7 @@ op_Store : {
     if constexpr (kObserved) {
       const std::uint32_t before = read_word(p);
       write_word(p, r[in->c]);
-      notify(AccessKind::Store, in->a, i, r[in->c], before, pc, slot - base);
+      notify(AccessKind::Store, in->a, i, r[in->c], before, pc_of(ip), slot - base);
     } else {
       write_word(p, r[in->c]);
     }
@@ -609,7 +617,7 @@ op_Store : {
       }
     }
   } else {
-    out_of_bounds(AccessKind::Store, in->a, i, pc, workgroup, slot - base);
+    out_of_bounds(AccessKind::Store, in->a, i, pc_of(ip), workgroup, slot - base);
   }
   GC_NEXT();
 }
@@ -624,16 +632,18 @@ op_Atomic : {
         static_cast<ir::AtomicOp>(in->sub) == ir::AtomicOp::CompareExchange && old != r[in->e];
     write_word(p, res.stored);
     r[in->d] = old;
-    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, pc, slot - base, cas_failed);
+    if constexpr (kObserved)
+      notify(AccessKind::Atomic, in->a, i, res.stored, old, pc_of(ip), slot - base, cas_failed);
   } else {
     r[in->d] = 0;
-    out_of_bounds(AccessKind::Atomic, in->a, i, pc, workgroup, slot - base);
+    out_of_bounds(AccessKind::Atomic, in->a, i, pc_of(ip), workgroup, slot - base);
   }
   GC_NEXT();
 }
 op_RecordIf : {
   const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;
+  const std::uint32_t pc = pc_of(ip);
   if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
     stop = Stop::Divergence;
     goto done;
@@ -644,13 +654,15 @@ op_RecordLoop : {
   const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t from = r[in->a], to = r[in->b];
   const std::uint32_t value = to > from ? to - from : 0u;
+  const std::uint32_t pc = pc_of(ip);
   if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
     stop = Stop::Divergence;
     goto done;
   }
   GC_NEXT();
 }
-op_Barrier:
+op_Barrier : {
+  const std::uint32_t pc = pc_of(ip);
   // Fast path of on_stop: the first arrival, or one more at the same barrier.
   if (wg_at_fence_ == 0 && (wg_at_barrier_ == 0 || wg_barrier_pc_ == pc)) {
     if (wg_at_barrier_++ == 0) {
@@ -662,27 +674,28 @@ op_Barrier:
     pcs[s] = pc + 1;
     continue;
   }
-  ++pc;
+  ++ip;
   stop = Stop::Barrier;
   goto done;
+}
 op_Fence:
-  ++pc;
+  ++ip;
   stop = Stop::Fence;
   goto done;
 op_Return:
   status[opaque(slot)] = Status::Finished;
   --*alive;
-  pcs[opaque(slot)] = pc;
+  pcs[opaque(slot)] = pc_of(ip);
   continue;
 op_Trap:
-  trap(ir::TrapKind::TrapStatement, pc, workgroup, slot - base, "the program executed a trap statement");
+  trap(ir::TrapKind::TrapStatement, pc_of(ip), workgroup, slot - base, "the program executed a trap statement");
   stop = Stop::Trap;
   goto done;
 no_fuel:
-  if (refuel(fuel)) GC_DISPATCH();  // the next chunk of a budget with a deadline: go on at pc
+  if (refuel(fuel)) GC_DISPATCH();  // the next chunk of a budget with a deadline: go on at ip
   stop = Stop::OutOfFuel;
 done:
-  pcs[opaque(slot)] = pc;
+  pcs[opaque(slot)] = pc_of(ip);
   if (!on_stop(stop, slot, workgroup, slot - base)) {
     fuel_ = fuel;
     return false;
