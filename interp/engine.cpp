@@ -377,8 +377,11 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 
 // The execution loop: runs every ready invocation of the workgroup in schedule order until it
 // blocks, switching invocations without leaving the loop (only the frame and pc change).
-// Direct-threaded dispatch (GCC computed goto), one small handler per opcode.
-// Every instruction costs one unit of fuel, and starting or resuming an invocation
+// Direct-threaded dispatch (GCC computed goto), one small handler per opcode: the code runs from a
+// copy in which each instruction carries its handler's address (threaded_), so a dispatch is one
+// load and one indirect jump, and each handler ends in its own jump (engine.cpp is compiled with
+// -fno-crossjumping, interp/CMakeLists.txt), which the branch predictor tells apart.
+// Every instruction costs one unit of fuel (a compare-and-jump two: it stands for a comparison and a Jz), and starting or resuming an invocation
 // kInvocationSwitchSteps (so a huge grid of short invocations is bounded in time as a long loop is);
 // the budget is checked where a run can go on for ever — at each loop back-edge and when an
 // invocation starts — so straight-line code pays no branch for it.
