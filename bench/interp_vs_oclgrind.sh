@@ -8,7 +8,10 @@
 #
 # Needs BUILD_DIR/bench/interp_run (cmake --build BUILD_DIR --target interp_run) and oclgrind-kernel.
 # Times are CPU seconds (user + sys): the machine is shared, so wall time would measure the
-# neighbours. Oclgrind times are net of its start-up (the same kernel over 64 work-items). Memory is
+# neighbours. Oclgrind times are the best of 3 runs (seconds each), net of its start-up (the same
+# kernel over 64 work-items); the interpreter's the best of the repetitions in one process that fill
+# about a second (2^24 / n of them, at least 10: one takes milliseconds, so a burst of the neighbours
+# could cover a few). Memory is
 # the peak resident set of each process. Ratios: "x ocl" = interpreter speed / Oclgrind speed,
 # "/ native" = interpreter time / native time (native: the same loop as C++, -O3, vectorised and
 # not), "races t" and "races m" = time and memory with race detection / without.
@@ -54,8 +57,9 @@ for kernel in lcg reduce; do
     read -r ocl_rt ocl_rrss < <(ocl_best "$kernel" "$n" --data-races)
     native=$("$run" "$kernel" "$n" native 5)
     if [ "$kernel" = lcg ]; then scalar=$("$run" "$kernel" "$n" native-scalar 5); else scalar=$native; fi
-    interp=$("$run" "$kernel" "$n" interp 3)
-    races=$("$run" "$kernel" "$n" interp-races 3)
+    reps=$((16777216 / n)); [ "$reps" -ge 10 ] || reps=10  # about a second of repetitions
+    interp=$("$run" "$kernel" "$n" interp "$reps")
+    races=$("$run" "$kernel" "$n" interp-races "$reps")
     awk -v k="$kernel" -v n="$n" \
         -v ot="$ocl_t" -v os="$ocl_start" -v ort="$ocl_rt" -v ors="$ocl_start_races" \
         -v orss="$ocl_rss" -v orrss="$ocl_rrss" \

@@ -359,8 +359,34 @@ class Compiler {
     return t;
   }
 
+  /// When the last instruction, emitted at or after `cond_start`, is a comparison into `cond` (a
+  /// temporary of the condition, read by nothing but the if's jump), turns it into the compare-and-jump
+  /// that jumps when the comparison is false (target patched by the caller). The instruction keeps
+  /// its origin (the comparison's site) and costs the two steps of the pair (engine.cpp).
+  bool fuse_compare_jump(std::uint32_t cond_start, std::uint32_t cond) {
+    if (here() == cond_start) return false;
+    Instr& last = out_.code.back();
+    if (last.d != cond) return false;
+    Op fused;
+    switch (last.op) {
+      case Op::Eq: fused = Op::JnEq; break;
+      case Op::Ne: fused = Op::JnNe; break;
+      case Op::LtU: fused = Op::JnLtU; break;
+      case Op::LtS: fused = Op::JnLtS; break;
+      case Op::LeU: fused = Op::JnLeU; break;
+      case Op::LeS: fused = Op::JnLeS; break;
+      default: return false;
+    }
+    last = Instr{fused, 0, 0, 0, 0, last.a, last.b};
+    return true;
+  }
+
+  /// The target field of a Jz (b) or a compare-and-jump (c).
+  static std::uint32_t& jump_target(Instr& in) { return in.op == Op::Jz ? in.b : in.c; }
+
   void compile_if(ir::StmtId id, const ir::Stmt& s, PathId path) {
     set_origin_stmt(id, path, What{"if"});
+    const std::uint32_t cond_start = here();
     const std::uint32_t cond = compile_condition(s.exprs[0]);
     set_origin_stmt(id, path, What{"if"});
     const int scope = std::max(barrier_scope(s.body), barrier_scope(s.otherwise));
@@ -368,17 +394,19 @@ class Compiler {
     if (scope > 0)
       record = emit({Op::RecordIf, static_cast<std::uint8_t>(scope == 2 ? RecordScope::Grid : RecordScope::Workgroup),
                      0, 0, 0, cond});
-    const std::uint32_t jz = emit({Op::Jz, 0, 0, 0, 0, cond});
+    // The branch's jump: Jz, or the condition's own comparison turned into a compare-and-jump.
+    const std::uint32_t jz = scope == 0 && fuse_compare_jump(cond_start, cond) ? here() - 1
+                                                                               : emit({Op::Jz, 0, 0, 0, 0, cond});
     const std::uint32_t body_start = here();
     compile_list(s.body, path, "then");
     if (!s.otherwise.empty()) {
       set_origin_stmt(id, path, What{"if"});
       const std::uint32_t jmp = emit({Op::Jmp});
-      out_.code[jz].b = here();
+      jump_target(out_.code[jz]) = here();
       compile_list(s.otherwise, path, "else");
       out_.code[jmp].a = here();
     } else {
-      out_.code[jz].b = here();
+      jump_target(out_.code[jz]) = here();
     }
     if (scope > 0) out_.origins[record].guarded_barrier_pc = first_barrier_at_or_after(body_start);
   }

@@ -84,6 +84,70 @@ TEST(Interp_Compile, LoopsWithBarriersOrRuntimeBoundsOrManyTripsStayLoops) {
   EXPECT_EQ(output(r, "out"), (Words{22, 22}));
 }
 
+/// if (x OP y) out[...] = 1 else out[...] = 2, for the six comparisons on u32 and on i32 operands
+/// (lane l compares element l of the inputs); `through_let` computes each condition into a `let`
+/// first, which keeps the comparison and the Jz apart.
+ir::Program compare_branches(bool through_let, std::uint32_t lanes) {
+  Builder b({lanes, 1, 1});
+  Buf ua = b.read("ua", 0, ScalarType::U32, lanes), ub = b.read("ub", 1, ScalarType::U32, lanes);
+  Buf ia = b.read("ia", 2, ScalarType::I32, lanes), ib = b.read("ib", 3, ScalarType::I32, lanes);
+  Buf out = b.output("out", 4, ScalarType::U32, lanes * 12);
+  std::vector<ir::S> body;
+  std::uint32_t k = 0;
+  for (int signed_ops = 0; signed_ops < 2; ++signed_ops) {
+    for (int op = 0; op < 6; ++op, ++k) {
+      const Buf& l = signed_ops ? ia : ua;
+      const Buf& r = signed_ops ? ib : ub;
+      const ir::E x = b.load(l, b.gid()), y = b.load(r, b.gid());
+      const ir::E cmp = op == 0 ? x == y : op == 1 ? x != y : op == 2 ? x < y : op == 3 ? x > y : op == 4 ? x <= y : x >= y;
+      const ir::E at = b.gid() * b.u32(12) + b.u32(k);
+      const std::string name = "c" + std::to_string(k);
+      if (through_let) body.push_back(b.let(name, cmp));
+      body.push_back(b.if_(through_let ? b.var(name) : cmp, {b.store(out, at, b.u32(1))}, {b.store(out, at, b.u32(2))}));
+    }
+  }
+  return b.wrapped(body);
+}
+
+TEST(Interp_Compile, AnIfOnAComparisonIsOneCompareAndJumpWithTheSameResultsAndSteps) {
+  const Words a = {1, 2, 3, 0xFFFFFFFFu, 1, 0x80000000u};
+  const Words c = {2, 2, 2, 1, 0x80000000u, 0x7FFFFFFFu};
+  const auto lanes = static_cast<std::uint32_t>(a.size());
+  const std::vector<Bytes> inputs = {to_bytes(a), to_bytes(c), to_bytes(a), to_bytes(c)};
+  Words expected;
+  for (std::uint32_t l = 0; l < lanes; ++l) {
+    const std::uint32_t ux = a[l], uy = c[l];
+    const auto sx = static_cast<std::int32_t>(ux), sy = static_cast<std::int32_t>(uy);
+    for (bool v : {ux == uy, ux != uy, ux < uy, ux > uy, ux <= uy, ux >= uy, sx == sy, sx != sy, sx < sy, sx > sy,
+                   sx <= sy, sx >= sy})
+      expected.push_back(v ? 1u : 2u);
+  }
+  const ir::Program fused = compare_branches(false, lanes), apart = compare_branches(true, lanes);
+  const CompiledProgram cf = compiled(fused), ca = compiled(apart);
+  EXPECT_EQ(count(cf, Op::Jz), 0u) << disassemble(cf);
+  for (Op op : {Op::JnEq, Op::JnNe, Op::JnLtU, Op::JnLtS, Op::JnLeU, Op::JnLeS})
+    EXPECT_GE(count(cf, op), 1u) << name_of(op) << "\n" << disassemble(cf);
+  EXPECT_EQ(count(ca, Op::Jz), 12u) << disassemble(ca);
+  EXPECT_EQ(cf.code.size() + 12, ca.code.size());
+  const RunResult rf = run_reference(fused, inputs, Grid{1, 1, 1});
+  const RunResult ra = run_reference(apart, inputs, Grid{1, 1, 1});
+  ASSERT_TRUE(rf.ok()) << explain(rf);
+  ASSERT_TRUE(ra.ok()) << explain(ra);
+  EXPECT_EQ(output(rf, "out"), expected);
+  EXPECT_EQ(output(ra, "out"), expected);
+  EXPECT_EQ(rf.steps, ra.steps);  // a compare-and-jump costs the two steps of the pair it replaces
+}
+
+TEST(Interp_Compile, AnIfThatHoldsABarrierKeepsItsConditionForTheRecord) {
+  Builder b({2, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, 2);
+  ir::Program p = b.wrapped({b.if_(b.wgid() < b.u32(5), {b.barrier()}), b.store(out, b.gid(), b.u32(3))});
+  const CompiledProgram c = compiled(p);
+  EXPECT_EQ(count(c, Op::RecordIf), 1u) << disassemble(c);
+  EXPECT_EQ(count(c, Op::Jz), 1u);
+  EXPECT_EQ(count(c, Op::JnLtU), 0u);
+}
+
 TEST(Interp_Compile, LiteralsAreDeduplicatedIntoConstantSlots) {
   Builder b({1, 1, 1});
   Buf out = b.output("out", 0, ScalarType::U32, 4);

@@ -33,6 +33,9 @@ enum class Op : std::uint8_t {
   Jz,        ///< if r[a] == 0 goto b
   JgeU,      ///< if r[a] >= r[b] (unsigned) goto c
   LoopNext,  ///< ++r[d]; if r[d] < r[a] goto b
+  // an `if` on a comparison (the comparison and the Jz fused; each costs 2 steps, as the pair did):
+  // goto c unless the comparison of r[a] and r[b] holds
+  JnEq, JnNe, JnLtU, JnLtS, JnLeU, JnLeS,
   // integer and bool fast paths (u32 and i32 share the wrapping ones)
   Add, Sub, Mul, And, Or, Xor, Shl, ShrU, ShrS,
   Eq, Ne, LtU, LtS, LeU, LeS,

@@ -377,8 +377,11 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 
 // The execution loop: runs every ready invocation of the workgroup in schedule order until it
 // blocks, switching invocations without leaving the loop (only the frame and pc change).
-// Direct-threaded dispatch (GCC computed goto), one small handler per opcode.
-// Every instruction costs one unit of fuel, and starting or resuming an invocation
+// Direct-threaded dispatch (GCC computed goto), one small handler per opcode: the code runs from a
+// copy in which each instruction carries its handler's address (threaded_), so a dispatch is one
+// load and one indirect jump, and each handler ends in its own jump (engine.cpp is compiled with
+// -fno-crossjumping, interp/CMakeLists.txt), which the branch predictor tells apart.
+// Every instruction costs one unit of fuel (a compare-and-jump two: it stands for a comparison and a Jz), and starting or resuming an invocation
 // kInvocationSwitchSteps (so a huge grid of short invocations is bounded in time as a long loop is);
 // the budget is checked where a run can go on for ever — at each loop back-edge and when an
 // invocation starts — so straight-line code pays no branch for it.
@@ -386,7 +389,8 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 template <bool kObserved, bool kUninit>
 bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::uint32_t* order) {
   static constexpr void* kHandlers[] = {
-      &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext, &&op_Add,    &&op_Sub,     &&op_Mul,
+      &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext,
+      &&op_JnEq,   &&op_JnNe,     &&op_JnLtU,    &&op_JnLtS,  &&op_JnLeU,    &&op_JnLeS,  &&op_Add,    &&op_Sub,     &&op_Mul,
       &&op_And,    &&op_Or,       &&op_Xor,      &&op_Shl,    &&op_ShrU,     &&op_ShrS,   &&op_Eq,      &&op_Ne,
       &&op_LtU,    &&op_LtS,      &&op_LeU,      &&op_LeS,    &&op_DivU,     &&op_ModU,   &&op_DivS,    &&op_ModS,
       &&op_MinU,   &&op_MaxU,     &&op_MinS,     &&op_MaxS,   &&op_LogAnd,   &&op_LogOr,  &&op_LogNot,  &&op_MulAdd, &&op_Inc,
@@ -396,7 +400,13 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   };
   static_assert(std::size(kHandlers) == kOpCount, "one handler per opcode, in enum order");
 
-  const Instr* const code = prog_.code.data();
+  if (threaded_table_ != kHandlers) {  // once per engine: one instantiation runs a whole dispatch
+    threaded_.resize(prog_.code.size());
+    for (std::size_t i = 0; i < prog_.code.size(); ++i)
+      threaded_[i] = Threaded{prog_.code[i], kHandlers[static_cast<int>(prog_.code[i].op)]};
+    threaded_table_ = kHandlers;
+  }
+  const Threaded* const code = threaded_.data();
   View* const views = views_.data();
   [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
   // The engine's arrays in locals: a store through a buffer pointer (memcpy) may alias any member,
@@ -411,8 +421,10 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   const std::uint32_t* const order_end = order + lanes_;
   std::int64_t fuel = fuel_;
   std::uint32_t* r = nullptr;
-  // pc is 64-bit: the index into code needs no zero-extension after each increment.
-  std::size_t pc = 0;
+  // The running instruction; its index (pc_of) is worked out only where a report or the barrier
+  // bookkeeping needs it.
+  const Threaded* ip = nullptr;
+  auto pc_of = [code](const Threaded* at) { return static_cast<std::uint32_t>(at - code); };
   std::uint32_t slot = 0;
   const Instr* in = nullptr;
   Stop stop = Stop::Finished;
@@ -427,12 +439,12 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
 #define GC_DISPATCH()                          \
   do {                                         \
     --fuel;                                    \
-    in = &code[pc];                            \
-    goto* kHandlers[static_cast<int>(in->op)]; \
+    in = &ip->in;                              \
+    goto* ip->handler;                         \
   } while (false)
 #define GC_NEXT() \
   do {            \
-    ++pc;         \
+    ++ip;         \
     GC_DISPATCH(); \
   } while (false)
 #define GC_BINARY(name, expr)                    \
@@ -446,7 +458,7 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   slot = *order;
   if (status[slot] != Status::Ready) continue;
   r = frames + slot * frame_words;
-  pc = pcs[slot];
+  ip = code + pcs[slot];
   fuel -= kInvocationSwitchSteps;  // starting or resuming an invocation costs about this many instructions
   if (fuel <= 0) goto no_fuel;
   GC_DISPATCH();
@@ -455,20 +467,35 @@ op_Mov:
   r[in->d] = r[in->a];
   GC_NEXT();
 op_Jmp:
-  pc = in->a;
+  ip = code + in->a;
   GC_DISPATCH();
 op_Jz:
-  pc = r[in->a] == 0 ? in->b : pc + 1;
+  ip = r[in->a] == 0 ? code + in->b : ip + 1;
   GC_DISPATCH();
 op_JgeU:
-  pc = r[in->a] >= r[in->b] ? in->c : pc + 1;
+  ip = r[in->a] >= r[in->b] ? code + in->c : ip + 1;
   GC_DISPATCH();
 op_LoopNext : {
   const std::uint32_t v = ++r[in->d];
-  pc = v < r[in->a] ? in->b : pc + 1;
+  ip = v < r[in->a] ? code + in->b : ip + 1;
   if (fuel <= 0) [[unlikely]] goto no_fuel;
   GC_DISPATCH();
 }
+  // A compare-and-jump stands for the comparison and the Jz it replaced: two steps (GC_DISPATCH takes one).
+#define GC_COMPARE_JUMP(name, expr)                   \
+  op_##name : {                                       \
+    const std::uint32_t x = r[in->a], y = r[in->b];   \
+    ip = (expr) ? ip + 1 : code + in->c;              \
+    --fuel;                                           \
+    GC_DISPATCH();                                    \
+  }
+  GC_COMPARE_JUMP(JnEq, x == y)
+  GC_COMPARE_JUMP(JnNe, x != y)
+  GC_COMPARE_JUMP(JnLtU, x < y)
+  GC_COMPARE_JUMP(JnLtS, ir::scalar::i32_lt(x, y) != 0)
+  GC_COMPARE_JUMP(JnLeU, x <= y)
+  GC_COMPARE_JUMP(JnLeS, ir::scalar::i32_le(x, y) != 0)
+#undef GC_COMPARE_JUMP
 op_Inc:
   ++r[in->d];
   GC_NEXT();
@@ -506,7 +533,7 @@ op_ModS : {
   const std::uint32_t x = r[in->a], y = r[in->b];
   const ir::ScalarResult v = in->op == Op::DivS ? ir::scalar::i32_div(x, y) : ir::scalar::i32_mod(x, y);
   if (!v.ok()) [[unlikely]] {
-    trap(v.trap, pc, workgroup, slot - base,
+    trap(v.trap, pc_of(ip), workgroup, slot - base,
          fmt::format("i32 {} {} {} has no defined value", static_cast<std::int32_t>(x), in->op == Op::DivS ? "/" : "%",
                      static_cast<std::int32_t>(y)));
     stop = Stop::Trap;
@@ -519,7 +546,7 @@ op_Binary : {
   const ir::ScalarResult v =
       ir::eval_binary(static_cast<ir::BinOp>(in->sub), static_cast<ir::ScalarType>(in->type), r[in->a], r[in->b]);
   if (!v.ok()) [[unlikely]] {
-    trap(v.trap, pc, workgroup, slot - base, "the operation has no defined value");
+    trap(v.trap, pc_of(ip), workgroup, slot - base, "the operation has no defined value");
     stop = Stop::Trap;
     goto done;
   }
@@ -543,7 +570,7 @@ op_TruthyF32:
   GC_NEXT();
 op_CheckU32:
   if (static_cast<std::int32_t>(r[in->a]) < 0) [[unlikely]] {
-    trap(ir::TrapKind::NegativeToU32, pc, workgroup, slot - base,
+    trap(ir::TrapKind::NegativeToU32, pc_of(ip), workgroup, slot - base,
          fmt::format("negative i32 {} used as a u32 {}", static_cast<std::int32_t>(r[in->a]),
                      u32_use_text(static_cast<U32Use>(in->sub))));
     stop = Stop::Trap;
@@ -560,17 +587,17 @@ op_LoadF32 : {
     r[in->d] = in->op == Op::Load       ? w
                : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
                                         : ir::scalar::f32_canonical(w);
-    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc, slot - base);
+    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base);
     if constexpr (kUninit) {
       if (v.shadow_offset != kNoShadow) {
         const std::uint32_t word = v.shadow_offset + i;
         if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]
-          uninit_->report(Access{in->a, i, static_cast<std::uint32_t>(pc), workgroup, slot - base, w, w, false});
+          uninit_->report(Access{in->a, i, pc_of(ip), workgroup, slot - base, w, w, false});
       }
     }
   } else {
     r[in->d] = 0;
-    out_of_bounds(AccessKind::Load, in->a, i, pc, workgroup, slot - base);
+    out_of_bounds(AccessKind::Load, in->a, i, pc_of(ip), workgroup, slot - base);
   }
   GC_NEXT();
 }
@@ -582,7 +609,7 @@ op_Store : {
     if constexpr (kObserved) {
       const std::uint32_t before = read_word(p);
       write_word(p, r[in->c]);
-      notify(AccessKind::Store, in->a, i, r[in->c], before, pc, slot - base);
+      notify(AccessKind::Store, in->a, i, r[in->c], before, pc_of(ip), slot - base);
     } else {
       write_word(p, r[in->c]);
     }
@@ -593,7 +620,7 @@ op_Store : {
       }
     }
   } else {
-    out_of_bounds(AccessKind::Store, in->a, i, pc, workgroup, slot - base);
+    out_of_bounds(AccessKind::Store, in->a, i, pc_of(ip), workgroup, slot - base);
   }
   GC_NEXT();
 }
@@ -608,16 +635,18 @@ op_Atomic : {
         static_cast<ir::AtomicOp>(in->sub) == ir::AtomicOp::CompareExchange && old != r[in->e];
     write_word(p, res.stored);
     r[in->d] = old;
-    if constexpr (kObserved) notify(AccessKind::Atomic, in->a, i, res.stored, old, pc, slot - base, cas_failed);
+    if constexpr (kObserved)
+      notify(AccessKind::Atomic, in->a, i, res.stored, old, pc_of(ip), slot - base, cas_failed);
   } else {
     r[in->d] = 0;
-    out_of_bounds(AccessKind::Atomic, in->a, i, pc, workgroup, slot - base);
+    out_of_bounds(AccessKind::Atomic, in->a, i, pc_of(ip), workgroup, slot - base);
   }
   GC_NEXT();
 }
 op_RecordIf : {
   const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;
+  const std::uint32_t pc = pc_of(ip);
   if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
     stop = Stop::Divergence;
     goto done;
@@ -628,13 +657,15 @@ op_RecordLoop : {
   const auto scope = static_cast<RecordScope>(in->sub);
   const std::uint32_t from = r[in->a], to = r[in->b];
   const std::uint32_t value = to > from ? to - from : 0u;
+  const std::uint32_t pc = pc_of(ip);
   if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
     stop = Stop::Divergence;
     goto done;
   }
   GC_NEXT();
 }
-op_Barrier:
+op_Barrier : {
+  const std::uint32_t pc = pc_of(ip);
   // Fast path of on_stop: the first arrival, or one more at the same barrier.
   if (wg_at_fence_ == 0 && (wg_at_barrier_ == 0 || wg_barrier_pc_ == pc)) {
     if (wg_at_barrier_++ == 0) {
@@ -646,27 +677,28 @@ op_Barrier:
     pcs[s] = pc + 1;
     continue;
   }
-  ++pc;
+  ++ip;
   stop = Stop::Barrier;
   goto done;
+}
 op_Fence:
-  ++pc;
+  ++ip;
   stop = Stop::Fence;
   goto done;
 op_Return:
   status[opaque(slot)] = Status::Finished;
   --*alive;
-  pcs[opaque(slot)] = pc;
+  pcs[opaque(slot)] = pc_of(ip);
   continue;
 op_Trap:
-  trap(ir::TrapKind::TrapStatement, pc, workgroup, slot - base, "the program executed a trap statement");
+  trap(ir::TrapKind::TrapStatement, pc_of(ip), workgroup, slot - base, "the program executed a trap statement");
   stop = Stop::Trap;
   goto done;
 no_fuel:
-  if (refuel(fuel)) GC_DISPATCH();  // the next chunk of a budget with a deadline: go on at pc
+  if (refuel(fuel)) GC_DISPATCH();  // the next chunk of a budget with a deadline: go on at ip
   stop = Stop::OutOfFuel;
 done:
-  pcs[opaque(slot)] = pc;
+  pcs[opaque(slot)] = pc_of(ip);
   if (!on_stop(stop, slot, workgroup, slot - base)) {
     fuel_ = fuel;
     return false;

@@ -60,6 +60,13 @@ class Engine {
     std::uint32_t count = 0;
     std::uint32_t shadow_offset = kNoShadow;  ///< workgroup buffers: first word in the uninit shadow
   };
+  /// An instruction with the address of its handler in the running instantiation of run_lanes
+  /// (direct-threaded code: a dispatch is one load and one indirect jump, no opcode table).
+  /// The instruction first: its address is the Threaded's, so the loop keeps one pointer for both.
+  struct Threaded {
+    Instr in;
+    const void* handler = nullptr;
+  };
   struct TraceEntry {
     std::uint32_t pc;
     std::uint32_t value;
@@ -120,6 +127,8 @@ class Engine {
   bool resident_all_;    ///< the program has a grid_sync: every invocation stays resident
   std::uint32_t frame_words_;
 
+  std::vector<Threaded> threaded_;               ///< prog_.code with handlers, built by the first run_lanes
+  const void* const* threaded_table_ = nullptr;  ///< the handler table threaded_ was built from
   std::vector<View> views_;
   std::vector<std::span<const std::uint8_t>> storage_spans_;
   std::vector<std::uint32_t> workgroup_memory_;
