@@ -135,24 +135,40 @@ std::optional<RunResult> check_resources(const CompiledProgram& program, std::sp
 
 }  // namespace
 
-ir::Result<PreparedProgram> prepare(const ir::Program& program, const RunOptions& options) {
+namespace {
+
+/// prepare's body: `given` is a caller's type table of `program` (nullptr: none).
+ir::Result<PreparedProgram> prepare_with(const ir::Program& program, const RunOptions& options,
+                                         const ir::TypeTable* given) {
   PreparedProgram out;
   std::optional<ir::TypeTable> types;  // the validator's, when it validated
   if (options.validate) {
     ir::Diagnostics ds = ir::validate(program, options.file, {}, types);
     if (ds.has_errors()) return ds;
     out.warnings = std::move(ds);
+    given = nullptr;
   }
-  if (!types) {
+  if (!types && given == nullptr) {
     auto checked = ir::typecheck(program, options.file);
     if (!checked) return checked.diagnostics();
     types = std::move(*checked);
   }
-  auto compiled = compile(program, *types, options.file);
+  auto compiled = compile(program, given != nullptr ? *given : *types, options.file);
   if (!compiled) return compiled.diagnostics();
   out.compiled = std::move(*compiled);
   out.buffers.assign(program.buffers().begin(), program.buffers().end());
   return out;
+}
+
+}  // namespace
+
+ir::Result<PreparedProgram> prepare(const ir::Program& program, const RunOptions& options) {
+  return prepare_with(program, options, nullptr);
+}
+
+ir::Result<PreparedProgram> prepare(const ir::Program& program, const RunOptions& options,
+                                    const ir::TypeTable& checked) {
+  return prepare_with(program, options, &checked);
 }
 
 RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Grid grid, std::uint32_t fixpoint,

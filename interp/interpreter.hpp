@@ -28,6 +28,7 @@
 #include "ir/case.hpp"
 #include "ir/program.hpp"
 #include "ir/resource_limits.hpp"
+#include "ir/typecheck.hpp"
 
 namespace gridcheck::interp {
 
@@ -79,6 +80,10 @@ struct PreparedProgram {
 
 /// Validates (per options) and compiles.
 ir::Result<PreparedProgram> prepare(const ir::Program& program, const RunOptions& options = {});
+/// The same for a program the caller validated itself: `checked` is ir::typecheck's table of
+/// `program` (e.g. the validator's), used instead of type-checking again when options.validate is
+/// off. With options.validate on it is ignored (validation gives the table).
+ir::Result<PreparedProgram> prepare(const ir::Program& program, const RunOptions& options, const ir::TypeTable& checked);
 
 /// One dispatch of `grid` workgroups, `fixpoint` times in a row (fixpoint >= 1), over `buffers`: the
 /// bytes of each non-workgroup buffer in declaration order, initial contents in, final contents

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "ir/grid_inference.hpp"
 #include "ir/walk.hpp"
@@ -55,17 +56,26 @@ bool commutes(ir::AtomicOp op) {
 }  // namespace
 
 bool atomics_commute(const ir::Program& p) {
-  // Atomics bound directly by a let (their old value goes to that local), and every local read.
-  std::set<std::uint32_t> bound;  // ExprId of such atomics
-  std::set<std::uint32_t> bound_locals, read_locals;
-  bool any_atomic = false, other_atomic = false;
+  // No atomic anywhere in the arena (reachable or not): nothing can depend on their order. A flat scan,
+  // much cheaper than the walks below; it only short-cuts their answer for such programs.
+  bool arena_has_atomic = false;
+  for (std::uint32_t i = 0; i < p.expr_count() && !arena_has_atomic; ++i)
+    arena_has_atomic = p.expr(ir::ExprId{i}).kind == ir::ExprKind::Atomic;
+  if (!arena_has_atomic) return true;
+  // Atomics bound directly by a let (their old value goes to that local), and whether such a local is
+  // read. Both lists are small (usually empty): sorted vectors, searched while walking the expressions.
+  std::vector<std::uint32_t> bound;  // ExprId of such atomics
+  std::vector<std::uint32_t> bound_locals;
+  bool any_atomic = false, other_atomic = false, bound_local_read = false;
   ir::for_each_stmt(p, p.entry(), [&](ir::StmtId id) {
     const ir::Stmt& s = p.stmt(id);
     if (s.kind == ir::StmtKind::Let && s.exprs[0] != ir::kNoExpr && p.expr(s.exprs[0]).kind == ir::ExprKind::Atomic) {
-      bound.insert(ir::index_of(s.exprs[0]));
-      bound_locals.insert(ir::index_of(s.names[0]));
+      bound.push_back(ir::index_of(s.exprs[0]));
+      bound_locals.push_back(ir::index_of(s.names[0]));
     }
   });
+  std::sort(bound.begin(), bound.end());
+  std::sort(bound_locals.begin(), bound_locals.end());
   // Per buffer: the operators at u32-literal indices and at any other index.
   struct Ops {
     std::map<std::uint32_t, std::set<ir::AtomicOp>> at_literal;
@@ -75,12 +85,14 @@ bool atomics_commute(const ir::Program& p) {
   std::map<std::uint32_t, Ops> ops;
   ir::for_each_expr_in(p, p.entry(), [&](ir::ExprId id) {
     const ir::Expr& e = p.expr(id);
-    if (e.kind == ir::ExprKind::Var) read_locals.insert(ir::index_of(e.var()));
+    if (e.kind == ir::ExprKind::Var && !bound_locals.empty() &&
+        std::binary_search(bound_locals.begin(), bound_locals.end(), ir::index_of(e.var())))
+      bound_local_read = true;
     if (e.kind != ir::ExprKind::Atomic) return;
     any_atomic = true;
     const ir::BufferDecl* decl = p.find_buffer(e.buffer());
-    if (!commutes(e.atomic_op()) || !bound.contains(ir::index_of(id)) || decl == nullptr ||
-        decl->element != ir::ScalarType::U32) {
+    const bool is_bound = std::binary_search(bound.begin(), bound.end(), ir::index_of(id));
+    if (!commutes(e.atomic_op()) || !is_bound || decl == nullptr || decl->element != ir::ScalarType::U32) {
       other_atomic = true;
       return;
     }
@@ -94,8 +106,7 @@ bool atomics_commute(const ir::Program& p) {
   });
   if (!any_atomic) return true;
   if (other_atomic) return false;
-  for (std::uint32_t local : bound_locals)
-    if (read_locals.contains(local)) return false;
+  if (bound_local_read) return false;
   for (const auto& [buffer, o] : ops) {
     if (o.all.size() == 1) continue;
     if (o.other_index) return false;

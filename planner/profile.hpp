@@ -66,8 +66,9 @@ struct TableRules {
   /// final outputs.
   std::function<std::vector<std::string>(const ir::Program&)> input_names;
   std::function<std::vector<std::string>(const ir::Program&)> output_names;
-  /// Refusals before anything runs (the sound profile's place); vyre 0.7.2 refuses nothing.
-  std::function<ir::Diagnostics(const ir::Program& source, const SplitPlan&)> check;
+  /// Refusals before anything runs (the sound profile's place); vyre 0.7.2 refuses nothing. It may
+  /// record what it learned about a segment it accepts (PlannedSegment::types), nothing else.
+  std::function<ir::Diagnostics(const ir::Program& source, SplitPlan&)> check;
 };
 
 /// Spec docs/vyre-0.7.2.md §6.8: the dispatch loop over an Executor.

@@ -75,12 +75,14 @@ std::optional<ir::Diagnostic> collect_final_sliced(const ir::Program& source, co
   return std::nullopt;
 }
 
-ir::Diagnostics check_segments_validate(const ir::Program&, const SplitPlan& plan) {
+ir::Diagnostics check_segments_validate(const ir::Program&, SplitPlan& plan) {
   ir::Diagnostics out;
   for (std::size_t k = 0; k < plan.segments.size(); ++k) {
-    const ir::Diagnostics found = ir::validate(plan.segments[k].program);
+    PlannedSegment& segment = plan.segments[k];
+    const ir::Diagnostics found = ir::validate(segment.program, {}, {}, segment.types);
     for (const ir::Diagnostic& d : found)
       if (d.severity == ir::Severity::Error) {
+        segment.types.reset();
         out.add(sound_refusal::invalid_segment(k, plan.segments.size(), d));
         return out;
       }
@@ -89,7 +91,7 @@ ir::Diagnostics check_segments_validate(const ir::Program&, const SplitPlan& pla
 }
 
 bool plans_validated_segments(const Profile& profile) {
-  using Check = ir::Diagnostics (*)(const ir::Program&, const SplitPlan&);
+  using Check = ir::Diagnostics (*)(const ir::Program&, SplitPlan&);
   using Planner = ir::Result<SplitPlan> (*)(const Profile&, const ir::Program&);
   const Check* check = profile.table.check.target<Check>();
   const Planner* planner = profile.plan.target<Planner>();

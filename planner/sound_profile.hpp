@@ -47,8 +47,9 @@ std::optional<ir::Diagnostic> sound_prepare_launches(const ir::Program& source, 
 std::optional<ir::Diagnostic> collect_final_sliced(const ir::Program& source, const SplitPlan& plan, LiveMap& live,
                                                    std::vector<Bytes>& outputs);
 
-/// table.check of the sound profile: SR900 for the first segment that does not validate.
-ir::Diagnostics check_segments_validate(const ir::Program& source, const SplitPlan& plan);
+/// table.check of the sound profile: SR900 for the first segment that does not validate. Sets the
+/// `types` of each segment that validated (ir::validate's type table).
+ir::Diagnostics check_segments_validate(const ir::Program& source, SplitPlan& plan);
 
 /// True when `profile` makes its plans with compose_split_plan and its table.check is
 /// check_segments_validate (the sound profile, and any copy that keeps both): every segment of a

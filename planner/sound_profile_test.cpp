@@ -312,10 +312,17 @@ TEST(Planner_Sound, AReservedBufferOrLoopNameIsRefusedAndAnOrdinaryOneIsNot) {
 TEST(Planner_Sound, ASegmentThatDoesNotValidateIsRefused) {
   SplitPlan plan = plan_split(sound(), parse(kReturnsAndSharedMemory)).value();
   EXPECT_TRUE(check_segments_validate(ir::Program{}, plan).empty());
+  // Each segment that validated keeps the type table ir::typecheck gives it, for the executor.
+  ASSERT_GE(plan.segments.size(), 2u);
+  for (const PlannedSegment& segment : plan.segments) {
+    ASSERT_TRUE(segment.types.has_value());
+    EXPECT_EQ(segment.types->expr_types, ir::typecheck(segment.program).value().expr_types);
+  }
   plan.segments[1].program = parse("workgroup_size 1 1 1\nkernel {\n  let x = 1\n  let x = 2\n}\n");
   const ir::Diagnostics refusal = check_segments_validate(ir::Program{}, plan);
   ASSERT_EQ(refusal.size(), 1u);
   EXPECT_EQ(refusal.all().front().code, "SR900");
+  EXPECT_FALSE(plan.segments[1].types.has_value()) << "a refused segment keeps no type table";
 }
 
 TEST(Planner_SoundProfile, OnlyAProfileThatPlansWithTheSegmentValidatingCheckHasItsPlansValidated) {

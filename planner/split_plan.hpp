@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/program.hpp"
+#include "ir/typecheck.hpp"
 #include "planner/role_rule.hpp"
 
 namespace gridcheck::planner {
@@ -27,6 +29,10 @@ struct PlannedSegment {
   std::vector<std::string> let_prefix;    ///< propagated Lets (names), in prepend order
   /// One row per source buffer (declaration order), then one per scratch buffer (SplitPlan::scratch).
   std::vector<BufferRoleRow> roles;
+  /// ir::typecheck's table of `program`, set by a table.check that validated it (the sound profile's
+  /// check_segments_validate), so that an executor need not type-check it again; nullopt otherwise.
+  /// Whoever changes `program` after planning must reset it.
+  std::optional<ir::TypeTable> types;
 };
 
 /// A storage buffer the planner adds to the segments (not declared in the source): per-invocation

@@ -44,7 +44,7 @@ std::optional<std::string> dag_case_failure(const ir::Case& c, const OracleOptio
 std::vector<std::string> dag_classes(const ir::Case& c) {
   for (const auto& [key, value] : c.meta)
     if (key == "dag_plan" && !value.empty() && value.front() != '[') return {"refused"};
-  auto dag = read_dag(c);
+  const auto dag = read_dag(c);
   if (!dag) return {};
   std::vector<std::string> kinds = problem_kinds(plan_problems(fused_schedule(c), dag->wave_count(), dag->edges));
   std::sort(kinds.begin(), kinds.end());

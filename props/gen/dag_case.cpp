@@ -94,7 +94,7 @@ std::string describe_plan(const MegakernelPlan& plan) {
 }
 
 ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_view planner_name, bool named) {
-  const ir::Program& from = dag.base.program;
+  const ir::Program& from = dag.base->program;
   const std::size_t n = dag.wave_count();
   ir::Builder b(from.workgroup_size());
   planner::ProgramCopier copier(from, b.program());
@@ -125,11 +125,11 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
   const ir::S root = b.region(ir::kRootRegionGenerator, entry);
   b.program().set_entry(std::span<const ir::StmtId>(&root.id, 1));
   c.program = std::move(b.program());  // not Builder::raw, which copies it
-  c.grid = dag.base.grid;
-  c.fixpoint = dag.base.fixpoint;
-  c.oob = dag.base.oob;
-  c.uninit = dag.base.uninit;
-  c.inputs = dag.base.inputs;
+  c.grid = dag.base->grid;
+  c.fixpoint = dag.base->fixpoint;
+  c.oob = dag.base->oob;
+  c.uninit = dag.base->uninit;
+  c.inputs = dag.base->inputs;
   std::vector<std::size_t> ids(n);
   for (std::size_t k = 0; k < n; ++k) ids[k] = k;
   c.meta.emplace_back(kWavesKey, join_ids(ids));
@@ -205,7 +205,7 @@ bool same_head(const ir::Program& a, ir::StmtId x, const ir::Program& b, ir::Stm
 
 bool kernel_is_fusion(const WaveDag& dag, const MegakernelPlan& plan) {
   static const FusionFrame frame;
-  const ir::Program& p = dag.base.program;
+  const ir::Program& p = dag.base->program;
   const std::size_t n = dag.wave_count();
   const auto entry = p.entry_stmts();
   if (entry.size() != 1 || !same_head(p, entry[0], frame.program, frame.root)) return false;
@@ -307,7 +307,7 @@ ir::Result<WaveDag> read_dag(const ir::Case& c) {
   }
   for (std::size_t k = 0; k < n; ++k)
     if (!seen[k]) return dag_error(c, "G202", fmt::format("wave {} has no region \"wave.{}\" in the kernel", k, k));
-  dag.base = c;
+  dag.base = DagBase::borrowing(c);
   if (const std::string* shape = meta(c, "dag_shape")) dag.shape = *shape;
   if (const std::string* history = meta(c, kScratchHistoryKey)) {
     auto inputs = parse_history(*history);
@@ -316,6 +316,12 @@ ir::Result<WaveDag> read_dag(const ir::Case& c) {
                                               kScratchHistoryKey, *history));
     dag.scratch_history = std::move(*inputs);
   }
+  return dag;
+}
+
+ir::Result<WaveDag> read_dag(ir::Case&& c) {
+  ir::Result<WaveDag> dag = read_dag(static_cast<const ir::Case&>(c));
+  if (dag.ok()) dag.value().base = DagBase(std::move(c));  // the same program: `waves` stay valid
   return dag;
 }
 

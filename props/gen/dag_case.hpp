@@ -63,8 +63,10 @@ bool kernel_is_fusion(const WaveDag& dag, const MegakernelPlan& plan);
 
 /// The waves and edges of a DAG case, read from its meta lines and `region "wave.K"` statements
 /// (the first region of each wave). Errors (G200-G205, docs/dag.md): missing or malformed meta, a
-/// wave without a region, a region of no wave, cyclic edges.
+/// wave without a region, a region of no wave, cyclic edges. The DAG's base borrows `c` (no copy):
+/// `c` must outlive the DAG and its copies. The rvalue overload moves `c` into the DAG instead.
 ir::Result<WaveDag> read_dag(const ir::Case& c);
+ir::Result<WaveDag> read_dag(ir::Case&& c);
 
 /// The schedule a fused kernel encodes.
 struct FusedSchedule {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "ir/equality.hpp"
 #include "ir/text/parser.hpp"
@@ -36,7 +37,7 @@ TEST(Props_DagFusion, EachGroupIsOnePhaseAndTheBarriersAreTakenLiterally) {
   EXPECT_EQ(meta_of(c, "dag_edges"), "0>1");
   EXPECT_EQ(meta_of(c, "dag_planner"), "test");
   EXPECT_EQ(meta_of(c, "dag_plan"), "[[0] [1]] barriers 1");
-  EXPECT_EQ(c.grid, dag.base.grid);
+  EXPECT_EQ(c.grid, dag.base->grid);
   EXPECT_EQ(c.inputs.size(), 1u);
 
   // Too few barriers merge the last groups; too many add trailing fences.
@@ -103,6 +104,28 @@ TEST(Props_DagCase, APrintedDagCaseReadsBackToTheSameWavesAndEdges) {
   ASSERT_EQ(back->wave_count(), dag.wave_count());
   // Fusing the read-back DAG with the same plan gives the same kernel.
   EXPECT_EQ(ir::print(fuse_dag(*back, planner::vyre_0_7_2())), ir::print(fuse_dag(dag, planner::vyre_0_7_2())));
+}
+
+TEST(Props_DagCase, ReadDagBorrowsTheCaseItReadsAndCopiesItOnlyToChangeIt) {
+  ChoiceSource choices = ChoiceSource::random(7);
+  const ir::Case c = fuse_dag(generate_dag(choices), planner::vyre_0_7_2());
+  const std::string text = ir::print(c);
+  const auto borrowed = read_dag(c);
+  ASSERT_TRUE(borrowed.ok()) << ir::render(borrowed.diagnostics());
+  EXPECT_TRUE(borrowed->base.borrowed());
+  EXPECT_EQ(&*borrowed->base, &c) << "an lvalue case is read in place, not copied";
+  auto owned = read_dag(ir::Case(c));  // the twin: an rvalue is moved into the DAG
+  ASSERT_TRUE(owned.ok());
+  EXPECT_FALSE(owned->base.borrowed());
+  EXPECT_EQ(ir::print(*std::as_const(*owned).base), text);
+  EXPECT_EQ(owned->waves, borrowed->waves);
+  // Changing a borrowing DAG's case copies it first: the caller's case stays as it was.
+  WaveDag edited = *borrowed;
+  edited.base->description = "edited";
+  EXPECT_FALSE(edited.base.borrowed());
+  EXPECT_EQ(std::as_const(edited).base->description, "edited");
+  EXPECT_EQ(ir::print(c), text);
+  EXPECT_EQ(ir::print(std::as_const(edited).base->program), ir::print(c.program));
 }
 
 /// The plans kernel_is_fusion is asked about: `plan` itself and the ways a planner gets it wrong.
@@ -173,7 +196,7 @@ TEST(Props_DagCase, KernelIsFusionChecksEveryStatementAroundTheWaves) {
 
   // The fence must be a grid_sync: a workgroup barrier in its place is another kernel.
   WaveDag edited = *back;
-  ir::Program& p = edited.base.program;
+  ir::Program& p = edited.base->program;
   ir::Stmt root = p.stmt(p.entry_stmts()[0]);
   std::vector<ir::StmtId> items(p.list(root.body).begin(), p.list(root.body).end());
   ir::Stmt barrier = p.stmt(items[1]);

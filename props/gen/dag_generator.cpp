@@ -50,7 +50,7 @@ class DagGenerator {
       entry.push_back(regions[id_[p]]);
     }
     WaveDag dag;
-    ir::Case& base = dag.base;
+    ir::Case& base = *dag.base;
     // Moved out of the builder (run is its last use) rather than copied as Builder::raw would.
     const S root = b_.region(ir::kRootRegionGenerator, entry);
     b_.program().set_entry(std::span<const ir::StmtId>(&root.id, 1));

@@ -59,11 +59,41 @@ struct PlannerInput {
   friend bool operator==(const PlannerInput&, const PlannerInput&) = default;
 };
 
+/// WaveDag::base: a case the DAG owns (generate_dag, read_dag of an rvalue) or borrows from its
+/// caller (read_dag of an lvalue, which must then outlive the DAG and its copies). Reading goes
+/// through `->` and `*`; non-const access to a borrowed case first copies it into the DAG (copy on
+/// write), so the caller's case is never changed.
+class DagBase {
+ public:
+  DagBase() = default;
+  explicit DagBase(ir::Case owned) : owned_(std::move(owned)) {}
+  static DagBase borrowing(const ir::Case& c) {
+    DagBase b;
+    b.borrowed_ = &c;
+    return b;
+  }
+  bool borrowed() const { return borrowed_ != nullptr; }
+  const ir::Case& operator*() const { return borrowed_ != nullptr ? *borrowed_ : owned_; }
+  const ir::Case* operator->() const { return &**this; }
+  ir::Case& operator*() {
+    if (borrowed_ != nullptr) {
+      owned_ = *borrowed_;
+      borrowed_ = nullptr;
+    }
+    return owned_;
+  }
+  ir::Case* operator->() { return &**this; }
+
+ private:
+  ir::Case owned_;
+  const ir::Case* borrowed_ = nullptr;
+};
+
 struct WaveDag {
   /// Buffer declarations, workgroup size, grid, inputs, and the wave regions (`waves`). The entry
   /// is not used by the DAG functions: generate_dag makes it the waves one per phase in a
   /// topological order (a valid program), read_dag keeps the case's fused kernel.
-  ir::Case base;
+  DagBase base;
   /// waves[K] = the `region "wave.K"` statement of wave K in base.program.
   std::vector<ir::StmtId> waves;
   /// The planner's input, in input order (duplicates allowed).

@@ -25,7 +25,7 @@ std::uint64_t dag_budget() {
 
 /// The wave-buffer ids (`wQ`, Q != k) that wave k loads.
 std::set<std::size_t> producers_read(const WaveDag& dag, std::size_t k) {
-  const ir::Program& p = dag.base.program;
+  const ir::Program& p = dag.base->program;
   std::set<std::size_t> out;
   ir::for_each_expr_in(p, p.stmt(dag.waves[k]).body, [&](ir::ExprId id) {
     const ir::Expr& e = p.expr(id);
@@ -44,12 +44,12 @@ void expect_well_formed(const WaveDag& dag, const std::string& label) {
   ASSERT_TRUE(topological_order(dag.wave_count(), dag.edges).has_value()) << label << ": " << format_edges(dag.edges);
   interp::RunOptions races;
   races.detect_races = true;
-  races.oob = dag.base.oob;  // generated DAGs say `oob defined`: a wave may index in0 out of bounds
-  races.uninit = dag.base.uninit;
+  races.oob = dag.base->oob;  // generated DAGs say `oob defined`: a wave may index in0 out of bounds
+  races.uninit = dag.base->uninit;
   const WavesRun run = run_waves(dag, races);
-  ASSERT_TRUE(run.ok()) << label << ": " << run.message << "\n" << ir::print(dag.base);
+  ASSERT_TRUE(run.ok()) << label << ": " << run.message << "\n" << ir::print(*dag.base);
   const ir::Diagnostics fused = ir::validate(fuse_dag(dag, planner::vyre_0_7_2()).program);
-  ASSERT_FALSE(fused.has_errors()) << label << "\n" << ir::render(fused) << ir::print(dag.base);
+  ASSERT_FALSE(fused.has_errors()) << label << "\n" << ir::render(fused) << ir::print(*dag.base);
 }
 
 TEST(Props_DagGenerator, EveryDagIsAcyclicAndEachWaveAloneIsValidAndRaceFree) {
@@ -73,7 +73,7 @@ TEST(Props_DagGenerator, EdgesAreTheWavesDataReadsPlusOrderingOnlyEdges) {
       for (const planner::WaveDependency& e : dag.edges)
         if (e.after == k && !ordering.contains({e.before, e.after})) data.insert(e.before);
       EXPECT_EQ(producers_read(dag, k), data) << "seed " << seed << ", wave " << k << ", edges "
-                                              << format_edges(dag.edges) << "\n" << ir::print(dag.base);
+                                              << format_edges(dag.edges) << "\n" << ir::print(*dag.base);
     }
   }
 }
@@ -114,7 +114,7 @@ TEST(Props_DagGenerator, ReplayingTheRecordedChoicesGivesTheSameDag) {
     const WaveDag a = generate_dag(choices);
     ChoiceSource replay = ChoiceSource::replay(choices.recorded());
     const WaveDag b = generate_dag(replay);
-    EXPECT_EQ(ir::print(a.base), ir::print(b.base)) << "seed " << seed;
+    EXPECT_EQ(ir::print(*a.base), ir::print(*b.base)) << "seed " << seed;
     EXPECT_EQ(a.edges, b.edges);
     EXPECT_EQ(a.ordering_edges, b.ordering_edges);
   }
@@ -126,10 +126,10 @@ TEST(Props_DagGenerator, AnUnnamedDagIsTheSameDagWithoutAName) {
     WaveDag named = generate_dag(choices);
     ChoiceSource replay = ChoiceSource::replay(choices.recorded());
     const WaveDag unnamed = generate_dag(replay, {}, /*named=*/false);
-    EXPECT_FALSE(named.base.name.empty());
-    EXPECT_TRUE(unnamed.base.name.empty());
-    named.base.name.clear();
-    EXPECT_EQ(ir::print(named.base), ir::print(unnamed.base)) << "seed " << seed;
+    EXPECT_FALSE(named.base->name.empty());
+    EXPECT_TRUE(unnamed.base->name.empty());
+    named.base->name.clear();
+    EXPECT_EQ(ir::print(*named.base), ir::print(*unnamed.base)) << "seed " << seed;
     EXPECT_EQ(named.waves, unnamed.waves);
     EXPECT_EQ(named.edges, unnamed.edges);
     EXPECT_EQ(named.ordering_edges, unnamed.ordering_edges);

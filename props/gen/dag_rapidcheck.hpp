@@ -30,7 +30,7 @@ struct GeneratedDag {
 inline void showValue(const GeneratedDag& g, std::ostream& os) {
   os << g.choices.size() << " choices, " << g.dag.wave_count() << " waves, edges \"" << format_edges(g.dag.edges)
      << "\" (" << g.dag.shape << ")\n"
-     << ir::print(g.dag.base);
+     << ir::print(*g.dag.base);
 }
 
 inline rc::Gen<GeneratedDag> gen_dag(DagConfig config = {}) {

@@ -29,12 +29,12 @@ inline WaveDag two_wave_dag(Read read = Read::OtherInvocation, bool racy_produce
       read == Read::OwnSlot ? b.gid(0) : b.bin(ir::BinOp::Mod, b.gid(0) + b.u32(1), b.u32(4));
   const ir::S wave1 = b.region("wave.1", {b.store(w1, b.gid(0), b.load(w0, consumer_index) + b.u32(100))});
   WaveDag dag;
-  dag.base.program = b.raw({b.region(ir::kRootRegionGenerator, {wave0, b.grid_sync(), wave1})});
-  dag.base.grid = std::array<std::uint32_t, 3>{2, 1, 1};
+  dag.base->program = b.raw({b.region(ir::kRootRegionGenerator, {wave0, b.grid_sync(), wave1})});
+  dag.base->grid = std::array<std::uint32_t, 3>{2, 1, 1};
   ir::InputData input;
   input.buffer = "in0";
   input.values = {5, 6, 7, 8};
-  dag.base.inputs.push_back(input);
+  dag.base->inputs.push_back(input);
   dag.waves = {wave0.id, wave1.id};
   dag.edges = {{0, 1}};
   dag.shape = "deep";

@@ -84,7 +84,9 @@ const interp::PreparedProgram* InterpExecutor::prepared(const ir::Program& progr
   if (!by_address) {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second.get();
   }
-  auto result = interp::prepare(program, options_);
+  const auto checked = by_address ? checked_.find(&program) : checked_.end();
+  auto result = checked != checked_.end() ? interp::prepare(program, options_, *checked->second)
+                                          : interp::prepare(program, options_);
   if (!result.ok()) {
     diagnostics = result.diagnostics();
     return nullptr;
@@ -92,6 +94,10 @@ const interp::PreparedProgram* InterpExecutor::prepared(const ir::Program& progr
   auto stored = std::make_unique<interp::PreparedProgram>(std::move(result).value());
   if (by_address) return by_address_.emplace(&program, std::move(stored)).first->second.get();
   return cache_.emplace(key, std::move(stored)).first->second.get();
+}
+
+void InterpExecutor::adopt_checked(const ir::Program& program, const ir::TypeTable& types) {
+  if (identity_ == ProgramIdentity::Address && !options_.validate) checked_.insert_or_assign(&program, &types);
 }
 
 std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,

@@ -34,6 +34,12 @@ class InterpExecutor final : public planner::Executor {
                                              const planner::LaunchConfig& config,
                                              std::vector<planner::Bytes>& outputs) override;
 
+  /// Records `types`, ir::typecheck's table of `program` from a validation the caller ran
+  /// (PlannedSegment::types): a launch of that very object (by address, unresized) compiles with it
+  /// instead of type-checking again. Only with ProgramIdentity::Address and options.validate off
+  /// (else it is ignored). Both must outlive the executor, unmodified.
+  void adopt_checked(const ir::Program& program, const ir::TypeTable& types);
+
   /// Launches so far, and their interpreter steps.
   std::uint64_t launches() const { return launches_; }
   std::uint64_t steps() const { return steps_; }
@@ -47,6 +53,7 @@ class InterpExecutor final : public planner::Executor {
   /// Segments are launched once per pass; validation and compilation happen once per program.
   std::unordered_map<std::uint64_t, std::unique_ptr<interp::PreparedProgram>> cache_;  ///< by content hash
   std::unordered_map<const ir::Program*, std::unique_ptr<interp::PreparedProgram>> by_address_;
+  std::unordered_map<const ir::Program*, const ir::TypeTable*> checked_;  ///< adopt_checked's tables
   std::uint64_t launches_ = 0;
   std::uint64_t steps_ = 0;
 };

@@ -104,7 +104,7 @@ class SplitEvaluation {
   /// planner::run_split, with the planning timed on its own (phase_clock.hpp) and the plan kept in
   /// the report for the oracles after this one.
   planner::SplitRun run_split(const planner::Profile& profile, const std::vector<Bytes>& inputs,
-                              planner::Executor& executor) const {
+                              InterpExecutor& executor) const {
     const planner::RunConfig config{c_.grid, std::nullopt, c_.fixpoint};
     if (!profile.split.contains_fence(c_.program))  // dispatched once, unsplit: nothing to plan
       return planner::run_split(profile, c_.program, inputs, config, executor);
@@ -119,6 +119,9 @@ class SplitEvaluation {
     }
     auto plan = std::make_shared<const planner::SplitPlan>(std::move(planned).value());
     report_.plans.emplace_back(profile.name, plan);
+    // Segments the profile validated while planning keep their type table: not type-checked again.
+    for (const planner::PlannedSegment& segment : plan->segments)
+      if (segment.types) executor.adopt_checked(segment.program, *segment.types);
     std::vector<Bytes> outputs;
     planner::SplitRun run = planner::run_plan_into(profile, c_.program, *plan, inputs, config, executor, outputs);
     if (run.ok()) run.outputs = std::move(outputs);

@@ -112,9 +112,9 @@ class FusionJudge {
     o.deadline = options_.deadline;
     o.detect_races = races;
     o.same_value_writes_race = options_.same_value_writes_race;
-    o.file = dag_.base.file;
-    o.oob = dag_.base.oob;
-    o.uninit = dag_.base.uninit;
+    o.file = dag_.base->file;
+    o.oob = dag_.base->oob;
+    o.uninit = dag_.base->uninit;
     return o;
   }
 
@@ -145,12 +145,12 @@ class FusionJudge {
 /// second run of the same DAG prepares nothing again.
 WavesRun run_waves_with(const WaveDag& dag, const interp::RunOptions& options, PreparedWaves& prepared) {
   WavesRun run;
-  const ir::Program& base = dag.base.program;
+  const ir::Program& base = dag.base->program;
   const auto order = topological_order(dag.wave_count(), dag.edges);
   if (!order) return failed(std::move(run), interp::RunStatus::Invalid, "G204", "the DAG's edges have no topological order");
   run.order = *order;
 
-  auto inputs = interp::case_inputs(dag.base);
+  auto inputs = interp::case_inputs(*dag.base);
   if (!inputs)
     return failed(std::move(run), interp::RunStatus::Invalid, inputs.diagnostics().all().front().code,
                   inputs.diagnostics().all().front().message);
@@ -169,8 +169,8 @@ WavesRun run_waves_with(const WaveDag& dag, const interp::RunOptions& options, P
     element_counts.push_back(storage.back().size() / 4);
   }
   interp::Grid grid;
-  if (dag.base.grid) {
-    grid = *dag.base.grid;
+  if (dag.base->grid) {
+    grid = *dag.base->grid;
   } else {
     auto inferred = ir::reference_grid(base, element_counts);
     if (!inferred)
@@ -180,7 +180,7 @@ WavesRun run_waves_with(const WaveDag& dag, const interp::RunOptions& options, P
   }
 
   prepared.resize(dag.wave_count());
-  for (std::uint32_t pass = 0; pass < std::max(1u, dag.base.fixpoint); ++pass) {
+  for (std::uint32_t pass = 0; pass < std::max(1u, dag.base->fixpoint); ++pass) {
     for (std::size_t k : run.order) {
       if (!prepared[k]) {
         const ir::StmtId region = dag.waves[k];
@@ -231,7 +231,7 @@ WavesRun run_waves(const WaveDag& dag, const interp::RunOptions& options) {
 void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, CaseReport& report) const {
   if (!options.waves || !is_dag_case(c)) return;
   const PhaseScope timed(Phase::Waves, Nested::Absorb);
-  auto dag = read_dag(c);
+  const auto dag = read_dag(c);
   if (!dag) {
     OracleOutcome s;
     s.oracle = std::string(kWavesOracle);
@@ -256,7 +256,7 @@ void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, Case
       report.outcomes.push_back(judge.refused(plan.error(), profile->name));
       continue;
     }
-    // The kernel itself when P's plan fuses to it (dag->base.program is c.program): decided from
+    // The kernel itself when P's plan fuses to it (dag->base->program is c.program, borrowed): decided from
     // the plan where it can be, else by building P's fusion and comparing.
     if (!kernel_is_fusion(*dag, plan)) {
       const ir::Case fused = fuse_dag(*dag, plan, profile->name, /*named=*/false);
