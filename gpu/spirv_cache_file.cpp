@@ -3,13 +3,14 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <string_view>
 #include <unordered_set>
 
 #include <fmt/format.h>
 #include <glslang/build_info.h>
 #include <spirv-tools/libspirv.h>
+
+#include "ir/text/case_file.hpp"
 
 namespace gridcheck::gpu {
 namespace {
@@ -134,22 +135,8 @@ SpirvCacheSave write_spirv_cache(const std::filesystem::path& file, std::span<co
 
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
-  const std::filesystem::path tmp =
-      file.string() + fmt::format(".tmp-{:016x}", std::random_device{}() ^ (std::uint64_t{std::random_device{}()} << 32));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(head.data(), static_cast<std::streamsize>(head.size()));
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      if (error) *error = fmt::format("cannot write {}", tmp.string());
-      return SpirvCacheSave::Failed;
-    }
-  }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    if (error) *error = fmt::format("cannot replace {}", file.string());
+  if (!ir::write_file_atomically(file.string(), head + body)) {
+    if (error) *error = fmt::format("cannot write {}", file.string());
     return SpirvCacheSave::Failed;
   }
   return dropped ? SpirvCacheSave::Trimmed : SpirvCacheSave::Written;

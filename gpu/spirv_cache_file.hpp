@@ -17,7 +17,7 @@
 // Saving merges: the entries given come first, then the entries of the file on disk that are not among
 // them, as long as the file stays within the cap; the rest are dropped. It writes a temporary file and
 // renames it over the old one, so concurrent processes never read half a file and the last writer's
-// merge wins.
+// merge wins (ir::write_file_atomically).
 
 #include <cstdint>
 #include <filesystem>
