@@ -56,6 +56,12 @@ struct FileHeader {
 };
 static_assert(sizeof(FileHeader) == 8 + 12 + VK_UUID_SIZE + 4 + 16);
 
+/// The cache takes no more pipelines once its file would pass 15/16 of the cap: the rest is room for
+/// the pipelines in flight on other threads.
+bool near_cap(std::uint64_t data_bytes, std::uint64_t max_file_bytes) {
+  return sizeof(FileHeader) + data_bytes >= max_file_bytes / 16 * 15;
+}
+
 FileHeader header_for(const VkPhysicalDeviceProperties& p) {
   FileHeader h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
@@ -132,11 +138,46 @@ void PipelineCache::load() {
     ci.pInitialData = nullptr;
     r = vkCreatePipelineCache(ctx_.device(), &ci, nullptr, &vk_cache_);
   }
-  if (r != VK_SUCCESS) vk_cache_ = VK_NULL_HANDLE;  // pipelines are then created without a cache
+  if (r != VK_SUCCESS) {
+    vk_cache_ = VK_NULL_HANDLE;  // pipelines are then created without a cache
+    return;
+  }
+  std::size_t n = 0;
+  if (file_ && vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, nullptr) == VK_SUCCESS) {
+    loaded_bytes_ = n;
+    if (near_cap(n, max_file_bytes_)) full_.store(true);
+    loaded_over_cap_ = sizeof(FileHeader) + n > max_file_bytes_;  // made under a larger cap: save() removes it
+  }
+}
+
+VkPipelineCache PipelineCache::creation_cache() {
+  if (!full_.load()) return vk_cache_;
+  ++not_kept_;
+  return VK_NULL_HANDLE;
+}
+
+void PipelineCache::note_kept() {
+  ++unsaved_;
+  if (!file_) return;
+  std::lock_guard lock(measure_mutex_);
+  if (++kept_ < next_measure_ || full_.load()) return;
+  std::size_t n = 0;
+  if (vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, nullptr) != VK_SUCCESS) return;  // save() reports it
+  if (near_cap(n, max_file_bytes_)) {
+    full_.store(true);
+    return;
+  }
+  // Measure again when, at this run's bytes per pipeline so far, half the room left is used: a few
+  // measurements per run, and the last one close to the cap.
+  const std::uint64_t grown = n > loaded_bytes_ ? n - loaded_bytes_ : 0;
+  const std::uint64_t room = max_file_bytes_ / 16 * 15 - (sizeof(FileHeader) + n);
+  const std::uint64_t step = grown == 0 ? 256 : room / std::max<std::uint64_t>(1, grown / kept_) / 2;
+  next_measure_ = kept_ + std::clamp<std::uint64_t>(step, 1, 4096);
 }
 
 std::optional<std::string> PipelineCache::save() {
-  if (!file_ || vk_cache_ == VK_NULL_HANDLE || unsaved_.load() == 0) return std::nullopt;
+  if (!file_ || vk_cache_ == VK_NULL_HANDLE || (unsaved_.load() == 0 && !loaded_over_cap_)) return std::nullopt;
+  loaded_over_cap_ = false;
   unsaved_.store(0);
   std::size_t n = 0;
   VkResult r = vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, nullptr);
@@ -303,11 +344,12 @@ ir::Result<const ComputePipeline*> PipelineCache::get(std::span<const std::uint3
   cp.stage.module = module;
   cp.stage.pName = "main";
   cp.layout = p->layout;
-  r = vkCreateComputePipelines(device, vk_cache_, 1, &cp, nullptr, &p->pipeline);
+  const VkPipelineCache through = creation_cache();
+  r = vkCreateComputePipelines(device, through, 1, &cp, nullptr, &p->pipeline);
   vkDestroyShaderModule(device, module, nullptr);
   if (r != VK_SUCCESS) return failed(vk_error(r, "vkCreateComputePipelines"));
 
-  ++unsaved_;
+  if (through != VK_NULL_HANDLE) note_kept();
   slot->pipeline = std::move(p);
   return slot->pipeline.get();
 }

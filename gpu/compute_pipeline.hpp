@@ -13,9 +13,10 @@
 // A file that is missing, short, corrupt (size or hash), or made by another device or driver is ignored
 // (the cache starts empty; the driver also validates its own header in the data); saving writes a new file
 // and renames it over the old one, so concurrent processes never see half a file. The file is capped
-// (kDefaultMaxFileBytes, 64 MiB): when what would be saved (the loaded data merged with this run's) is
-// larger, nothing is written and the old file is removed, so the next run starts empty and saves only
-// what it makes itself.
+// (kDefaultMaxFileBytes, 256 MiB): the cache keeps what it loaded and the pipelines made first, and once
+// its data nears the cap, later pipelines are created without it (not kept). Should the data still pass
+// the cap (pipelines in flight when it filled, or a file loaded under a larger cap), nothing is written
+// and the old file is removed, so the next run starts empty.
 
 #include <atomic>
 #include <cstdint>
@@ -70,14 +71,14 @@ std::optional<std::filesystem::path> default_pipeline_cache_dir();
 enum class PipelineCacheSave : std::uint8_t {
   NotYet,   ///< no save yet, or nothing new to save (or no file configured)
   Written,  ///< the file was replaced
-  OverCap,  ///< the data exceeded the cap: nothing written, the old file removed
+  OverCap,  ///< the data still exceeded the cap: nothing written, the old file removed
   Failed,   ///< the driver or the file system failed (save() returned the reason)
 };
 
 class PipelineCache {
  public:
   /// The largest file save() writes (header + driver data).
-  static constexpr std::uint64_t kDefaultMaxFileBytes = 64ull << 20;
+  static constexpr std::uint64_t kDefaultMaxFileBytes = 256ull << 20;
 
   /// `cache_dir`: load the device's file from there now and save it back on save() / destruction;
   /// `max_file_bytes`: the cap on that file.
@@ -98,6 +99,9 @@ class PipelineCache {
   std::uint64_t hits() const { return hits_.load(); }
   std::uint64_t misses() const { return misses_.load(); }
   std::uint64_t create_ns() const { return create_ns_.load(); }  ///< total time in pipeline creation
+  /// Pipelines created after the saved data neared the cap: made without the VkPipelineCache, so the
+  /// file does not hold them.
+  std::uint64_t not_kept() const { return not_kept_.load(); }
 
   /// The file this cache loads and saves (nullopt: none).
   const std::optional<std::filesystem::path>& file() const { return file_; }
@@ -112,6 +116,11 @@ class PipelineCache {
   struct Slot;
   void destroy(ComputePipeline& p);
   void load();
+  /// The VkPipelineCache a new pipeline is created through: vk_cache_ until its data nears the cap.
+  VkPipelineCache creation_cache();
+  /// After a pipeline was created through vk_cache_: measures its data when due and stops its growth
+  /// once it nears the cap.
+  void note_kept();
 
   VulkanContext& ctx_;
   std::optional<std::filesystem::path> file_;
@@ -125,6 +134,13 @@ class PipelineCache {
   std::atomic<std::uint64_t> misses_{0};
   std::atomic<std::uint64_t> unsaved_{0};
   std::atomic<std::uint64_t> create_ns_{0};
+  std::atomic<std::uint64_t> not_kept_{0};
+  std::atomic<bool> full_{false};  ///< vk_cache_'s data is near the cap: it takes no more pipelines
+  std::mutex measure_mutex_;       ///< one thread measures vk_cache_'s data at a time
+  std::uint64_t kept_ = 0;         ///< pipelines created through vk_cache_ (under measure_mutex_)
+  std::uint64_t next_measure_ = 1; ///< measure when kept_ reaches this (under measure_mutex_)
+  std::uint64_t loaded_bytes_ = 0; ///< vk_cache_'s data size when loaded
+  bool loaded_over_cap_ = false;   ///< the file loaded is over this cache's cap (made under a larger one)
 };
 
 }  // namespace gridcheck::gpu

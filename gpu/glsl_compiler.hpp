@@ -41,7 +41,7 @@ std::optional<std::string> validate_spirv(const Spirv& spirv);
 class GlslCompiler {
  public:
   /// The largest SPIR-V cache file save() writes (header included).
-  static constexpr std::uint64_t kDefaultMaxFileBytes = 64ull << 20;
+  static constexpr std::uint64_t kDefaultMaxFileBytes = 256ull << 20;
 
   explicit GlslCompiler(std::filesystem::path failure_dir = default_failure_dir()) : failure_dir_(std::move(failure_dir)) {}
   /// Saves the SPIR-V cache file, if one is attached (best effort: a file that cannot be written only
@@ -66,6 +66,7 @@ class GlslCompiler {
   SpirvCacheLoad file_load() const { return file_load_; }
   SpirvCacheSave last_save() const { return last_save_; }
   std::size_t file_entries() const { return file_entries_; }  ///< entries read from the file
+  std::uint64_t max_file_bytes() const { return max_file_bytes_; }
 
   std::uint64_t compiles() const { return compiles_.load(); }
   std::uint64_t hits() const { return hits_.load(); }

@@ -241,5 +241,32 @@ TEST_F(Gpu_PipelineCacheFile, AFileOverTheCapIsNotWrittenAndTheOldOneIsRemoved) 
   EXPECT_EQ(next.load_result(), PipelineCacheLoad::NoFile);
 }
 
+TEST_F(Gpu_PipelineCacheFile, ACacheAtItsCapKeepsItsFileAndCreatesLaterPipelinesWithoutIt) {
+  const std::filesystem::path file = write_cache();
+  auto contents = [&] {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string before = contents();
+  PipelineCache capped(ctx(), dir_, before.size());  // the file fits, with no room left
+  EXPECT_EQ(capped.load_result(), PipelineCacheLoad::Loaded);
+  EXPECT_TRUE(capped.get(spirv(), {{0}, 1}));  // a new pipeline (another layout): made, but not kept
+  EXPECT_EQ(capped.not_kept(), 1u);
+  EXPECT_EQ(capped.save(), std::nullopt);
+  EXPECT_EQ(capped.last_save(), PipelineCacheSave::NotYet);  // nothing new to write
+  EXPECT_EQ(contents(), before);
+}
+
+TEST_F(Gpu_PipelineCacheFile, ACacheWithRoomKeepsItsNewPipelines) {  // the twin of the one above
+  const std::filesystem::path file = write_cache();
+  PipelineCache roomy(ctx(), dir_);
+  EXPECT_EQ(roomy.load_result(), PipelineCacheLoad::Loaded);
+  EXPECT_TRUE(roomy.get(spirv(), {{0}, 1}));
+  EXPECT_EQ(roomy.not_kept(), 0u);
+  EXPECT_EQ(roomy.save(), std::nullopt);
+  EXPECT_EQ(roomy.last_save(), PipelineCacheSave::Written);
+  EXPECT_TRUE(std::filesystem::exists(file));
+}
+
 }  // namespace
 }  // namespace gridcheck::gpu

@@ -305,7 +305,9 @@ ir::Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const ContextOp
   pool.queueFamilyIndex = d.compute_queue_family;
   r = vkCreateCommandPool(ctx->device_, &pool, nullptr, &ctx->command_pool_);
   if (r != VK_SUCCESS) return vk_error(r, "vkCreateCommandPool");
-  ctx->pipelines_ = std::make_unique<PipelineCache>(*ctx, options.pipeline_cache_dir);
+  ctx->pipelines_ = std::make_unique<PipelineCache>(
+      *ctx, options.pipeline_cache_dir,
+      options.pipeline_cache_max_bytes != 0 ? options.pipeline_cache_max_bytes : PipelineCache::kDefaultMaxFileBytes);
   ctx->buffers_ = std::make_unique<BufferPool>(*ctx);
   return ctx;
 }

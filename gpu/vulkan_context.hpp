@@ -89,6 +89,8 @@ struct ContextOptions {
   /// Where the VkPipelineCache file lives (compute_pipeline.hpp); nullopt: no file (an in-memory cache
   /// only). The CLI passes default_pipeline_cache_dir() unless told otherwise.
   std::optional<std::filesystem::path> pipeline_cache_dir;
+  /// The cap on that file in bytes; 0: PipelineCache::kDefaultMaxFileBytes.
+  std::uint64_t pipeline_cache_max_bytes = 0;
 };
 
 class VulkanContext {

@@ -283,6 +283,9 @@ void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
   cmd->add_option("--pipeline-cache", args.pipeline_cache,
                   "directory of H-gpu's VkPipelineCache file and SPIR-V cache file, or off (default: "
                   "$GRIDCHECK_PIPELINE_CACHE, else $XDG_CACHE_HOME/gridcheck, else ~/.cache/gridcheck; safe to delete)");
+  cmd->add_option("--cache-max-mib", args.cache_max_mib,
+                  "the cap on each of those two files in MiB (default 256): past it they keep what was met first")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
 }
 
 void add_same_value_writes_option(CLI::App* cmd, std::string& value) {
@@ -428,6 +431,7 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
     if (!args.dump_glsl.empty()) gpu_options.dump_glsl = args.dump_glsl;
     if (args.pipeline_cache == "off") gpu_options.pipeline_cache = false;
     else if (!args.pipeline_cache.empty()) gpu_options.pipeline_cache_dir = args.pipeline_cache;
+    gpu_options.cache_file_max_bytes = args.cache_max_mib << 20;
     // The test hook (docs/gpu.md#test-fault): a deliberate lowering bug, announced on every use.
     if (const char* fault = std::getenv("GRIDCHECK_TEST_GPU_FAULT"); fault != nullptr && *fault != '\0') {
       const std::optional<gpu::LoweringFault> named = gpu::lowering_fault_named(fault);

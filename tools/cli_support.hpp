@@ -131,6 +131,7 @@ struct BackendArgs {
   bool validation = false;
   std::string dump_glsl;
   std::string pipeline_cache;  ///< VkPipelineCache file directory, "off", or "" (the default, docs/gpu.md)
+  std::uint64_t cache_max_mib = 0;  ///< the cap on each cache file (0: the default, 256 MiB)
 };
 void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto);
 

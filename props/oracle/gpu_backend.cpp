@@ -89,12 +89,16 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   context_options.validation = options.validation;
   if (options.pipeline_cache)
     context_options.pipeline_cache_dir = options.pipeline_cache_dir ? options.pipeline_cache_dir : gpu::default_pipeline_cache_dir();
+  context_options.pipeline_cache_max_bytes = options.cache_file_max_bytes;
   auto context = gpu::VulkanContext::create(context_options);
   if (!context) return context.diagnostics();
   std::unique_ptr<GpuBackend> backend(new GpuBackend());
   backend->context_ = std::move(context).value();
   backend->kernels_ = std::make_unique<gpu::KernelStore>();
-  if (context_options.pipeline_cache_dir) backend->kernels_->compiler().attach_file(*context_options.pipeline_cache_dir / "spirv.bin");
+  if (context_options.pipeline_cache_dir)
+    backend->kernels_->compiler().attach_file(*context_options.pipeline_cache_dir / "spirv.bin",
+                                              options.cache_file_max_bytes != 0 ? options.cache_file_max_bytes
+                                                                                : gpu::GlslCompiler::kDefaultMaxFileBytes);
   backend->dump_glsl_ = options.dump_glsl;
   backend->lowering_fault_ = options.lowering_fault;
   backend->max_pipelines_ = options.max_pipelines;
@@ -188,15 +192,19 @@ std::vector<std::string> GpuBackend::save_caches() {
   gpu::PipelineCache& p = context_->pipelines();
   if (std::optional<std::string> error = p.save()) notes.push_back("the pipeline cache file was not saved: " + *error);
   else if (p.last_save() == gpu::PipelineCacheSave::OverCap)
-    notes.push_back(fmt::format("the pipeline cache file was not saved: this run's pipelines exceed its {} MiB cap, so {} was "
+    notes.push_back(fmt::format("the pipeline cache file was not saved: its data exceeds the {} MiB cap, so {} was "
                                 "removed and the next run starts empty (docs/gpu.md)",
-                                gpu::PipelineCache::kDefaultMaxFileBytes >> 20, p.file()->string()));
+                                p.max_file_bytes() >> 20, p.file()->string()));
+  else if (p.not_kept() > 0)
+    notes.push_back(fmt::format("the pipeline cache file {} reached its {} MiB cap: it keeps the pipelines met first, {} "
+                                "later ones were not kept (--cache-max-mib, docs/gpu.md)",
+                                p.file()->string(), p.max_file_bytes() >> 20, p.not_kept()));
   gpu::GlslCompiler& c = kernels_->compiler();
   if (std::optional<std::string> error = c.save()) notes.push_back("the SPIR-V cache file was not saved: " + *error);
   else if (c.last_save() == gpu::SpirvCacheSave::Trimmed)
     notes.push_back(fmt::format("the SPIR-V cache file {} reached its {} MiB cap: it keeps the shaders this run met first, "
-                                "the others were left out (docs/gpu.md)",
-                                c.file()->string(), gpu::GlslCompiler::kDefaultMaxFileBytes >> 20));
+                                "the others were left out (--cache-max-mib, docs/gpu.md)",
+                                c.file()->string(), c.max_file_bytes() >> 20));
   return notes;
 }
 

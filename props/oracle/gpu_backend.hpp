@@ -47,6 +47,8 @@ struct GpuBackendOptions {
   /// gpu::default_pipeline_cache_dir().
   std::optional<std::filesystem::path> pipeline_cache_dir;
   bool pipeline_cache = true;                   ///< false: neither file (`--pipeline-cache off`)
+  /// The cap on each of the two files in bytes (`--cache-max-mib`); 0: their defaults (256 MiB).
+  std::uint64_t cache_file_max_bytes = 0;
   /// A deliberate lowering bug in both modes, tests only (gpu/glsl_lowering.hpp LoweringFault; the CLI
   /// reads it from $GRIDCHECK_TEST_GPU_FAULT).
   gpu::LoweringFault lowering_fault = gpu::LoweringFault::None;
