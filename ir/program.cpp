@@ -28,17 +28,26 @@ int Expr::operand_count() const {
 Program::Program() = default;
 
 NameId Program::intern(std::string_view name) {
-  std::string key(name);
-  if (auto it = name_index_.find(key); it != name_index_.end()) return it->second;
+  if (std::optional<NameId> known = find_name(name)) return *known;
   GC_ASSERT(names_.size() < 0xFFFFFFFFu);
   const NameId id{static_cast<std::uint32_t>(names_.size())};
-  names_.push_back(key);
-  name_index_.emplace(std::move(key), id);
+  names_.emplace_back(name);
+  if (names_.size() > kScannedNames) {
+    if (name_index_.empty())
+      for (std::size_t i = 0; i < names_.size(); ++i) name_index_.emplace(names_[i], NameId{static_cast<std::uint32_t>(i)});
+    else
+      name_index_.emplace(names_.back(), id);
+  }
   return id;
 }
 
 std::optional<NameId> Program::find_name(std::string_view name) const {
-  if (auto it = name_index_.find(std::string(name)); it != name_index_.end()) return it->second;
+  if (names_.size() <= kScannedNames) {
+    for (std::size_t i = 0; i < names_.size(); ++i)
+      if (names_[i] == name) return NameId{static_cast<std::uint32_t>(i)};
+    return std::nullopt;
+  }
+  if (auto it = name_index_.find(name); it != name_index_.end()) return it->second;
   return std::nullopt;
 }
 

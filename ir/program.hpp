@@ -219,8 +219,15 @@ class Program {
   Program compacted() const;
 
  private:
+  /// Up to this many names, a name is found by a scan of names_ and name_index_ stays empty: cheaper than
+  /// hashing for the programs the planners copy many times, and their copies allocate no index.
+  static constexpr std::size_t kScannedNames = 32;
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::string> names_;
-  std::unordered_map<std::string, NameId> name_index_;
+  std::unordered_map<std::string, NameId, NameHash, std::equal_to<>> name_index_;  ///< past kScannedNames only
   std::vector<Expr> exprs_;
   std::vector<SourceLoc> expr_locs_;
   std::vector<Stmt> stmts_;

@@ -114,8 +114,14 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
     program = &resized;
   }
 
-  // Initial bytes of every non-workgroup buffer, in declaration order.
-  std::vector<interp::Bytes> memory;
+  // Initial bytes of every non-workgroup buffer, in declaration order (the vectors of earlier launches
+  // keep their capacity).
+  std::vector<interp::Bytes>& memory = memory_;
+  std::size_t buffers = 0;
+  auto next_memory = [&]() -> interp::Bytes& {
+    if (buffers == memory.size()) memory.emplace_back();
+    return memory[buffers++];
+  };
   std::size_t next_input = 0;
   for (const ir::BufferDecl& b : program->buffers()) {
     if (b.access == ir::BufferAccess::Workgroup) continue;
@@ -134,7 +140,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
         return error(LaunchErrorKind::InvalidProgram,
                      fmt::format("input '{}' has {} bytes, not a whole number of 4-byte elements", name, bytes.size()),
                      b.loc);
-      memory.push_back(bytes);
+      next_memory().assign(bytes.begin(), bytes.end());
     } else {
       const auto len = ir::backend_allocation_bytes(b);
       if (!len)
@@ -143,7 +149,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
                                  "output_byte_range)",
                                  name),
                      b.loc);
-      memory.emplace_back(*len, std::uint8_t{0});
+      next_memory().assign(*len, std::uint8_t{0});
     }
   }
   if (next_input != inputs.size())
@@ -164,7 +170,8 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
   if (ready == nullptr)
     return error(LaunchErrorKind::InvalidProgram, first_message(refused, "the launched program was refused"));
 
-  const interp::RunResult r = interp::execute(*ready, memory, grid, config.fixpoint_iterations, options_);
+  const interp::RunResult r =
+      interp::execute(*ready, std::span(memory.data(), buffers), grid, config.fixpoint_iterations, options_);
   steps_ += r.steps;
   if (!r.ok()) return from_run(r);
 
