@@ -219,8 +219,13 @@ class Program {
   Program compacted() const;
 
  private:
+  /// Open-addressing index over names_ (power-of-two size, at most half full): each slot holds a
+  /// name's index + 1, 0 when empty. One flat vector, so interning allocates only on growth and a
+  /// program copy copies it in one piece.
+  std::uint32_t find_slot(std::string_view name, std::size_t hash) const;
+  void grow_name_index();
   std::vector<std::string> names_;
-  std::unordered_map<std::string, NameId> name_index_;
+  std::vector<std::uint32_t> name_index_;
   std::vector<Expr> exprs_;
   std::vector<SourceLoc> expr_locs_;
   std::vector<Stmt> stmts_;
