@@ -7,7 +7,6 @@
 #include "ir/abi.hpp"
 #include "ir/equality.hpp"
 #include "ir/grid_inference.hpp"
-#include "planner/program_copy.hpp"
 #include "props/oracle/byte_compare.hpp"
 #include "props/oracle/phase_clock.hpp"
 #include "props/oracle/reference_run.hpp"
@@ -180,12 +179,19 @@ WavesRun run_waves_with(const WaveDag& dag, const interp::RunOptions& options, P
   }
 
   prepared.resize(dag.wave_count());
+  std::optional<ir::Program> alone;
   for (std::uint32_t pass = 0; pass < std::max(1u, dag.base->fixpoint); ++pass) {
     for (std::size_t k : run.order) {
       if (!prepared[k]) {
         const ir::StmtId region = dag.waves[k];
-        auto p = interp::prepare(planner::program_from(base, base.buffers(), std::span<const ir::StmtId>(&region, 1)),
-                                 options);
+        // Wave k alone: the base program with the region as its whole entry. The arena is copied once
+        // per run, in one piece (vectors of plain nodes and the name table), instead of node by node
+        // per wave; the other waves' nodes stay behind unreachable, and everything that checks or runs
+        // a program walks its entry (the one flat scan, interp::atomics_commute's "no atomic in the
+        // arena", only short-cuts its walk and is not used here).
+        if (!alone) alone = base;
+        alone->set_entry(std::span<const ir::StmtId>(&region, 1));
+        auto p = interp::prepare(*alone, options);
         if (!p) {
           const ir::Diagnostic& d = p.diagnostics().all().front();
           return failed(std::move(run), interp::RunStatus::Invalid, d.code,
