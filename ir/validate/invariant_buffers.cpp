@@ -30,10 +30,12 @@ InvariantBuffers::InvariantBuffers(const Program& p) : invariant_(p.name_count()
       case StmtKind::Opaque: opaque = true; break;
       default: break;
     }
-  });
-  for_each_expr_in(p, p.entry(), [&](ExprId id) {
-    const Expr& e = p.expr(id);
-    if (e.kind == ExprKind::Atomic) written(e.buffer());
+    // Atomics write their buffer wherever they sit (one walk for statements and expressions).
+    for_each_stmt_operand(s, [&](ExprId root) {
+      for_each_expr(p, root, [&](ExprId e) {
+        if (p.expr(e).kind == ExprKind::Atomic) written(p.expr(e).buffer());
+      });
+    });
   });
   if (opaque) invariant_.assign(invariant_.size(), false);
 }

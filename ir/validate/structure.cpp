@@ -76,12 +76,14 @@ class StructureChecker {
   bool valid_name(NameId id) const { return id != kNoName && index_of(id) < p_.name_count(); }
 
   void check_buffers() {
-    // The first declaration of each name (indexed by name) and of each binding: a flat list scanned
-    // while the program has few buffers, a hash map beyond that.
+    // The first declaration of each name (indexed by name; only declarations with a valid name and a
+    // known access, kind and element type count, unlike buffers_) and of each binding: a flat list scanned while the program has
+    // few buffers, a hash map beyond that.
     std::vector<const BufferDecl*> by_name(p_.name_count(), nullptr);
     std::vector<const BufferDecl*> bound;
     std::unordered_map<std::uint32_t, const BufferDecl*> by_binding;
     const bool few = p_.buffers().size() <= kFewBuffers;
+    if (few) bound.reserve(p_.buffers().size());
     const auto first_with_binding = [&](const BufferDecl& b) -> const BufferDecl* {
       if (!few) return by_binding.emplace(b.binding, &b).first->second;
       for (const BufferDecl* other : bound)

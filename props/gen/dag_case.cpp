@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -70,7 +71,7 @@ std::span<const ir::StmtId> kernel_body(const ir::Program& p) {
 
 std::string join_ids(const std::vector<std::size_t>& ids) {
   std::string out;
-  for (std::size_t k : ids) out += fmt::format("{}{}", out.empty() ? "" : " ", k);
+  for (std::size_t k : ids) fmt::format_to(std::back_inserter(out), "{}{}", out.empty() ? "" : " ", k);
   return out;
 }
 
@@ -89,7 +90,7 @@ std::string describe_plan(const MegakernelPlan& plan) {
   }
   std::string groups;
   for (const planner::BarrierGroup& g : plan->groups)
-    groups += fmt::format("{}[{}]", groups.empty() ? "" : " ", join_ids(g.waves));
+    fmt::format_to(std::back_inserter(groups), "{}[{}]", groups.empty() ? "" : " ", join_ids(g.waves));
   return fmt::format("[{}] barriers {}", groups, plan->global_barriers);
 }
 
