@@ -112,20 +112,17 @@ class Compiler {
     std::vector<std::uint32_t> buf_len_order;
     constexpr std::uint32_t kSeen = 0xFFFFFFFFu;
     buf_len_slot_.assign(p_.buffers().size(), 0);
-    // A power of two at least twice the number of expressions (literals are at most that many).
-    std::size_t table = 16;
-    while (table < 2 * p_.expr_count()) table *= 2;
-    const_slot_.assign(table, {0, 0});
+    const_slot_.assign(64, {0, 0});  // grows (const_slot_entry) to stay at most half full
     local_slot_.assign(2 * p_.stmt_count(), 0);
     std::uint32_t locals = 0;
     const auto visit_expr = [&](ir::ExprId id) {
       const ir::Expr& e = p_.expr(id);
       if (e.is_literal()) {
         const std::uint32_t word = ir::literal_word(e.literal_type(), e.payload);
-        std::uint32_t& slot = const_slot_entry(word);
-        if (slot == 0) {
+        if (std::uint32_t& slot = const_slot_entry(word); slot == 0) {
           slot = kFirstConstSlot + static_cast<std::uint32_t>(out_.literal_values.size());
           out_.literal_values.push_back(word);
+          if (2 * out_.literal_values.size() >= const_slot_.size()) grow_const_slots();
         }
       } else if (e.kind == ExprKind::BufLen) {
         const auto index = p_.buffer_index(e.buffer());
@@ -176,6 +173,13 @@ class Compiler {
     std::uint32_t& slot = local_slot_[(std::size_t{ir::index_of(id)} << 1) | static_cast<std::size_t>(part)];
     if (slot == 0) slot = next_local_++;  // locals follow the constants, so a slot is never 0
     return slot;
+  }
+
+  void grow_const_slots() {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> old(2 * const_slot_.size(), {0, 0});
+    old.swap(const_slot_);
+    for (const auto& [word, slot] : old)
+      if (slot != 0) const_slot_entry(word) = slot;
   }
 
   /// The slot of literal word `word` in const_slot_ (0 while it has none): open addressing.
