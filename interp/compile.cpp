@@ -68,6 +68,9 @@ class Compiler {
     out_.origins.reserve(nodes);
     out_.sites.reserve(nodes);
     out_.paths.reserve(p_.stmt_count() + 1);
+    out_.buffers.reserve(p_.buffers().size());
+    out_.literal_values.reserve(32);
+    scope_.reserve(16);
     layout_buffers();
     assign_slots();
     const auto entry = p_.entry_stmts();

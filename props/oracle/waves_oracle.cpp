@@ -249,12 +249,13 @@ void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, Case
   }
   FusionJudge judge(*dag, options);
   const FusedSchedule schedule = fused_schedule(c);
-  const OracleOutcome kernel = judge.judge(report, plan_problems(schedule, dag->wave_count(), dag->edges), "");
+  OracleOutcome kernel = judge.judge(report, plan_problems(schedule, dag->wave_count(), dag->edges), "");
   report.outcomes.push_back(kernel);
 
   std::vector<const planner::Profile*> profiles = options.profiles;
   if (profiles.empty()) profiles.push_back(&planner::default_profile());
-  for (const planner::Profile* profile : profiles) {
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const planner::Profile* profile = profiles[i];
     planner::BarrierScratch scratch;
     for (const PlannerInput& earlier : dag->scratch_history) (void)profile->megakernel(earlier.wave_count, earlier.edges, scratch);
     const MegakernelPlan plan = profile->megakernel(dag->wave_count(), dag->edges, scratch);
@@ -274,7 +275,7 @@ void WavesOracle::evaluate(const ir::Case& c, const OracleOptions& options, Case
         continue;
       }
     }
-    OracleOutcome same = kernel;
+    OracleOutcome same = i + 1 < profiles.size() ? kernel : std::move(kernel);  // the last use moves
     same.profile = profile->name;
     report.outcomes.push_back(std::move(same));
   }
