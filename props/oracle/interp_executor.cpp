@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "ir/abi.hpp"
 #include "ir/equality.hpp"
@@ -116,6 +117,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
 
   // Initial bytes of every non-workgroup buffer, in declaration order.
   std::vector<interp::Bytes> memory;
+  memory.reserve(program->buffers().size());
   std::size_t next_input = 0;
   for (const ir::BufferDecl& b : program->buffers()) {
     if (b.access == ir::BufferAccess::Workgroup) continue;
@@ -183,7 +185,10 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
       end = static_cast<std::size_t>(std::min<std::uint64_t>(std::max(b.output_byte_range->end, b.output_byte_range->begin),
                                                              bytes.size()));
     }
-    out.assign(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.begin() + static_cast<std::ptrdiff_t>(end));
+    if (begin == 0 && end == bytes.size())
+      out = std::move(bytes);  // the whole buffer: `memory` is not read again
+    else
+      out.assign(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.begin() + static_cast<std::ptrdiff_t>(end));
   }
   outputs.resize(slot);
   return std::nullopt;
