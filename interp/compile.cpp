@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
 
 #include "interp/compiled_program.hpp"
 #include "interp/race_detector.hpp"
@@ -62,6 +62,15 @@ class Compiler {
 
   ir::Result<CompiledProgram> run() {
     out_.workgroup_size = p_.workgroup_size();
+    // About one instruction, origin and site per node (loops unrolled may need more).
+    const std::size_t nodes = p_.expr_count() + p_.stmt_count() + 1;
+    out_.code.reserve(nodes);
+    out_.origins.reserve(nodes);
+    out_.sites.reserve(nodes);
+    out_.paths.reserve(p_.stmt_count() + 1);
+    out_.buffers.reserve(p_.buffers().size());
+    out_.literal_values.reserve(32);
+    scope_.reserve(16);
     layout_buffers();
     assign_slots();
     const auto entry = p_.entry_stmts();
@@ -106,13 +115,18 @@ class Compiler {
     std::vector<std::uint32_t> buf_len_order;
     constexpr std::uint32_t kSeen = 0xFFFFFFFFu;
     buf_len_slot_.assign(p_.buffers().size(), 0);
+    const_slot_.assign(64, {0, 0});  // grows (const_slot_entry) to stay at most half full
+    local_slot_.assign(2 * p_.stmt_count(), 0);
     std::uint32_t locals = 0;
     const auto visit_expr = [&](ir::ExprId id) {
       const ir::Expr& e = p_.expr(id);
       if (e.is_literal()) {
         const std::uint32_t word = ir::literal_word(e.literal_type(), e.payload);
-        const auto slot = kFirstConstSlot + static_cast<std::uint32_t>(out_.literal_values.size());
-        if (const_slot_.emplace(word, slot).second) out_.literal_values.push_back(word);
+        if (std::uint32_t& slot = const_slot_entry(word); slot == 0) {
+          slot = kFirstConstSlot + static_cast<std::uint32_t>(out_.literal_values.size());
+          out_.literal_values.push_back(word);
+          if (2 * out_.literal_values.size() >= const_slot_.size()) grow_const_slots();
+        }
       } else if (e.kind == ExprKind::BufLen) {
         const auto index = p_.buffer_index(e.buffer());
         if (!index || buf_len_slot_[*index] != 0) return;
@@ -159,10 +173,26 @@ class Compiler {
   /// The slot of a `let` (part 0) or of a loop's variable (0) and end bound (1). A statement keeps
   /// its slots when it is compiled more than once (inside an unrolled loop).
   std::uint32_t local_slot(ir::StmtId id, int part) {
-    const std::uint64_t key = (std::uint64_t{ir::index_of(id)} << 1) | static_cast<std::uint64_t>(part);
-    auto [it, inserted] = local_slot_.emplace(key, next_local_);
-    if (inserted) ++next_local_;
-    return it->second;
+    std::uint32_t& slot = local_slot_[(std::size_t{ir::index_of(id)} << 1) | static_cast<std::size_t>(part)];
+    if (slot == 0) slot = next_local_++;  // locals follow the constants, so a slot is never 0
+    return slot;
+  }
+
+  void grow_const_slots() {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> old(2 * const_slot_.size(), {0, 0});
+    old.swap(const_slot_);
+    for (const auto& [word, slot] : old)
+      if (slot != 0) const_slot_entry(word) = slot;
+  }
+
+  /// The slot of literal word `word` in const_slot_ (0 while it has none): open addressing.
+  std::uint32_t& const_slot_entry(std::uint32_t word) {
+    const std::size_t mask = const_slot_.size() - 1;
+    for (std::size_t i = (word * std::size_t{0x9E3779B1u}) >> 7 & mask;; i = (i + 1) & mask) {
+      auto& [key, slot] = const_slot_[i];
+      if (slot == 0) key = word;
+      if (key == word) return slot;
+    }
   }
 
   /// A loop with literal bounds, at most kMaxUnrollTrips iterations, a small body and no barrier is
@@ -478,7 +508,11 @@ class Compiler {
       case ExprKind::LitU32:
       case ExprKind::LitI32:
       case ExprKind::LitF32:
-      case ExprKind::LitBool: return const_slot_.at(ir::literal_word(e.literal_type(), e.payload));
+      case ExprKind::LitBool: {
+        const std::uint32_t slot = const_slot_entry(ir::literal_word(e.literal_type(), e.payload));
+        GC_ASSERT(slot != 0);  // assign_slots numbered every literal
+        return slot;
+      }
       case ExprKind::Var: {
         const Binding* b = lookup(e.var());
         if (b == nullptr) {
@@ -701,8 +735,8 @@ class Compiler {
   ir::SourceLoc stmt_loc_;
   PathId stmt_path_ = 0;
   std::vector<Binding> scope_;
-  std::unordered_map<std::uint32_t, std::uint32_t> const_slot_;
-  std::unordered_map<std::uint64_t, std::uint32_t> local_slot_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> const_slot_;  ///< (word, slot); slot 0 = empty
+  std::vector<std::uint32_t> local_slot_;  ///< index: statement * 2 + part; 0 = none yet
   std::vector<std::uint32_t> buf_len_slot_;
   std::vector<std::uint32_t> barrier_pcs_;
   std::uint32_t next_local_ = 0;

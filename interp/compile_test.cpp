@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "interp/compiled_program.hpp"
 #include "interp/interpreter.hpp"
@@ -155,6 +157,28 @@ TEST(Interp_Compile, LiteralsAreDeduplicatedIntoConstantSlots) {
                              b.store(out, b.u32(3), b.cast(ScalarType::U32, b.boolean(true)))});
   const CompiledProgram c = compiled(p);
   EXPECT_EQ(c.literal_values, (std::vector<std::uint32_t>{1, 2, 3}));  // true is the word 1 too
+}
+
+TEST(Interp_Compile, ManyDistinctLiteralsKeepTheirOwnSlots) {
+  // More literals than the slot table starts with (it grows): each store writes its own constant.
+  Builder b({1, 1, 1});
+  constexpr std::uint32_t kCount = 200;
+  Buf out = b.output("out", 0, ScalarType::U32, kCount);
+  std::vector<ir::S> stores;
+  for (std::uint32_t i = 0; i < kCount; ++i) stores.push_back(b.store(out, b.u32(i), b.u32(1000 + 7 * i)));
+  const ir::Program p = b.wrapped(stores);
+  const CompiledProgram c = compiled(p);
+  ASSERT_EQ(c.literal_values.size(), 2 * kCount);  // the indices 0..199 and the values, all distinct
+  auto prepared = prepare(p);
+  ASSERT_TRUE(prepared);
+  std::vector<std::vector<std::uint8_t>> buffers{std::vector<std::uint8_t>(4 * kCount, 0)};
+  const RunResult r = execute(*prepared, buffers, {1, 1, 1}, 1, {});
+  ASSERT_TRUE(r.ok()) << r.detail();
+  for (std::uint32_t i = 0; i < kCount; ++i) {
+    std::uint32_t word = 0;
+    std::memcpy(&word, buffers[0].data() + 4 * i, 4);
+    EXPECT_EQ(word, 1000 + 7 * i) << "element " << i;
+  }
 }
 
 TEST(Interp_Compile, AssignmentToALoopVariableIsRefused) {

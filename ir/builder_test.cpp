@@ -2,11 +2,37 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "ir/abi.hpp"
 #include "ir/walk.hpp"
 
 namespace gridcheck::ir {
 namespace {
+
+TEST(IR_Program, InternKeepsOneIdPerSpellingAcrossGrowthAndCopies) {
+  Program p;
+  std::vector<NameId> ids;
+  for (int i = 0; i < 300; ++i) ids.push_back(p.intern("n" + std::to_string(i)));  // the index grows
+  EXPECT_EQ(p.name_count(), 300u);
+  for (int i = 0; i < 300; ++i) {
+    const std::string spelling = "n" + std::to_string(i);
+    EXPECT_EQ(index_of(ids[i]), static_cast<std::uint32_t>(i));  // ids in order of first use
+    EXPECT_EQ(p.intern(spelling), ids[i]);
+    EXPECT_EQ(p.find_name(spelling), ids[i]);
+    EXPECT_EQ(p.name(ids[i]), spelling);
+  }
+  EXPECT_FALSE(p.find_name("n300").has_value());
+  EXPECT_FALSE(p.find_name("").has_value());
+  EXPECT_FALSE(Program().find_name("n0").has_value());  // no index yet
+  Program copy = p;                                      // the index is copied with the names
+  EXPECT_EQ(copy.intern("n299"), ids[299]);
+  EXPECT_EQ(index_of(copy.intern("fresh")), 300u);
+  EXPECT_FALSE(p.find_name("fresh").has_value());
+  EXPECT_EQ(index_of(p.intern("")), 300u);  // the empty spelling is a name like any other
+  EXPECT_EQ(p.find_name(""), NameId{300});
+}
 
 TEST(IR_Builder, WrappedAddsOneRootRegionAroundPlainStatements) {
   Builder b;

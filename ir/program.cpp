@@ -1,5 +1,7 @@
 #include "ir/program.hpp"
 
+#include <functional>
+
 namespace gridcheck::ir {
 
 ScalarType Expr::literal_type() const {
@@ -27,28 +29,46 @@ int Expr::operand_count() const {
 
 Program::Program() = default;
 
+namespace {
+std::size_t name_hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+}  // namespace
+
+std::uint32_t Program::find_slot(std::string_view name, std::size_t hash) const {
+  const std::size_t mask = name_index_.size() - 1;
+  for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+    const std::uint32_t entry = name_index_[i];
+    if (entry == 0 || names_[entry - 1] == name) return static_cast<std::uint32_t>(i);
+  }
+}
+
+void Program::grow_name_index() {
+  std::vector<std::uint32_t> old = std::move(name_index_);
+  name_index_.assign(old.empty() ? 16 : old.size() * 2, 0);
+  const std::size_t mask = name_index_.size() - 1;
+  for (std::uint32_t entry : old) {
+    if (entry == 0) continue;
+    std::size_t i = name_hash(names_[entry - 1]) & mask;
+    while (name_index_[i] != 0) i = (i + 1) & mask;
+    name_index_[i] = entry;
+  }
+}
+
 NameId Program::intern(std::string_view name) {
-  if (std::optional<NameId> known = find_name(name)) return *known;
-  GC_ASSERT(names_.size() < 0xFFFFFFFFu);
+  if ((names_.size() + 1) * 2 > name_index_.size()) grow_name_index();
+  const std::uint32_t slot = find_slot(name, name_hash(name));
+  if (name_index_[slot] != 0) return NameId{name_index_[slot] - 1};
+  GC_ASSERT(names_.size() < 0xFFFFFFFEu);
   const NameId id{static_cast<std::uint32_t>(names_.size())};
   names_.emplace_back(name);
-  if (names_.size() > kScannedNames) {
-    if (name_index_.empty())
-      for (std::size_t i = 0; i < names_.size(); ++i) name_index_.emplace(names_[i], NameId{static_cast<std::uint32_t>(i)});
-    else
-      name_index_.emplace(names_.back(), id);
-  }
+  name_index_[slot] = index_of(id) + 1;
   return id;
 }
 
 std::optional<NameId> Program::find_name(std::string_view name) const {
-  if (names_.size() <= kScannedNames) {
-    for (std::size_t i = 0; i < names_.size(); ++i)
-      if (names_[i] == name) return NameId{static_cast<std::uint32_t>(i)};
-    return std::nullopt;
-  }
-  if (auto it = name_index_.find(name); it != name_index_.end()) return it->second;
-  return std::nullopt;
+  if (name_index_.empty()) return std::nullopt;
+  const std::uint32_t entry = name_index_[find_slot(name, name_hash(name))];
+  if (entry == 0) return std::nullopt;
+  return NameId{entry - 1};
 }
 
 std::string_view Program::name(NameId id) const {

@@ -219,15 +219,13 @@ class Program {
   Program compacted() const;
 
  private:
-  /// Up to this many names, a name is found by a scan of names_ and name_index_ stays empty: cheaper than
-  /// hashing for the programs the planners copy many times, and their copies allocate no index.
-  static constexpr std::size_t kScannedNames = 32;
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
+  /// Open-addressing index over names_ (power-of-two size, at most half full): each slot holds a
+  /// name's index + 1, 0 when empty. One flat vector, so interning allocates only on growth and a
+  /// program copy copies it in one piece.
+  std::uint32_t find_slot(std::string_view name, std::size_t hash) const;
+  void grow_name_index();
   std::vector<std::string> names_;
-  std::unordered_map<std::string, NameId, NameHash, std::equal_to<>> name_index_;  ///< past kScannedNames only
+  std::vector<std::uint32_t> name_index_;
   std::vector<Expr> exprs_;
   std::vector<SourceLoc> expr_locs_;
   std::vector<Stmt> stmts_;

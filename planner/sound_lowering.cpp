@@ -124,7 +124,14 @@ ir::Result<LoweredSource> sound_lower(const ir::Program& source, const SoundLowe
   }
   work.set_entry(std::span<const ir::StmtId>(top));
   lowered.scratch = layout.declare();
-  lowered.program = work.compacted();
+  // With two or more segments the split only copies reachable nodes out of the lowered program
+  // (rewrap_segment, node by node, a shared node once per use), so the lowering's garbage may stay.
+  // A single segment is run as the program itself: compacted, as before, so that it holds no
+  // unreachable or shared nodes.
+  if (n > 1)
+    lowered.program = std::move(work);
+  else
+    lowered.program = work.compacted();
   return lowered;
 }
 

@@ -4,7 +4,10 @@
 
 namespace gridcheck::ir::validation {
 
-InvariantBuffers::InvariantBuffers(const Program& p) : invariant_(p.name_count(), false) {
+void InvariantBuffers::walk() const {
+  walked_ = true;
+  const Program& p = p_;
+  invariant_.assign(p.name_count(), false);
   std::vector<bool> declared(p.name_count(), false);
   for (const BufferDecl& b : p.buffers()) {
     // Only the first declaration of a name counts (Program::find_buffer); V107 rejects the rest.
@@ -15,6 +18,14 @@ InvariantBuffers::InvariantBuffers(const Program& p) : invariant_(p.name_count()
   const auto written = [&](NameId name) {
     if (index_of(name) < invariant_.size()) invariant_[index_of(name)] = false;
   };
+  // Atomics matter only on a buffer declared read or uniform (others are never invariant): when no
+  // atomic of the arena, reachable or not, names one, the expressions need no walk.
+  bool atomic_on_candidate = false;
+  for (std::uint32_t i = 0; i < p.expr_count() && !atomic_on_candidate; ++i) {
+    const Expr& e = p.expr(ExprId{i});
+    atomic_on_candidate = e.kind == ExprKind::Atomic && index_of(e.buffer()) < invariant_.size() &&
+                          invariant_[index_of(e.buffer())];
+  }
   bool opaque = false;
   for_each_stmt(p, p.entry(), [&](StmtId id) {
     const Stmt& s = p.stmt(id);
@@ -30,10 +41,13 @@ InvariantBuffers::InvariantBuffers(const Program& p) : invariant_(p.name_count()
       case StmtKind::Opaque: opaque = true; break;
       default: break;
     }
-  });
-  for_each_expr_in(p, p.entry(), [&](ExprId id) {
-    const Expr& e = p.expr(id);
-    if (e.kind == ExprKind::Atomic) written(e.buffer());
+    // Atomics write their buffer wherever they sit (one walk for statements and expressions).
+    if (!atomic_on_candidate) return;
+    for_each_stmt_operand(s, [&](ExprId root) {
+      for_each_expr(p, root, [&](ExprId e) {
+        if (p.expr(e).kind == ExprKind::Atomic) written(p.expr(e).buffer());
+      });
+    });
   });
   if (opaque) invariant_.assign(invariant_.size(), false);
 }

@@ -15,15 +15,26 @@ namespace gridcheck::ir::validation {
 
 class InvariantBuffers {
  public:
-  explicit InvariantBuffers(const Program& p);
+  /// Walks nothing yet: the program's statements are walked on the first question about a buffer
+  /// declared `read` or `uniform` (the only ones that can be invariant), so a program that loads
+  /// from none costs no walk. `p` must outlive this and stay unchanged.
+  explicit InvariantBuffers(const Program& p) : p_(p) {}
 
   /// Whether loads from buffer `name` read launch-invariant contents.
   bool contains(NameId name) const {
+    const BufferDecl* first = p_.find_buffer(name);  // the first declaration counts (V107 rejects the rest)
+    if (first == nullptr || (first->access != BufferAccess::ReadOnly && first->access != BufferAccess::Uniform))
+      return false;
+    if (!walked_) walk();
     return index_of(name) < invariant_.size() && invariant_[index_of(name)];
   }
 
  private:
-  std::vector<bool> invariant_;  ///< by name index
+  void walk() const;
+
+  const Program& p_;
+  mutable bool walked_ = false;
+  mutable std::vector<bool> invariant_;  ///< by name index
 };
 
 }  // namespace gridcheck::ir::validation

@@ -15,6 +15,7 @@ namespace gridcheck::ir::validation {
 namespace {
 
 constexpr int kMaxDepth = 1024;
+constexpr std::size_t kFewBuffers = 32;
 
 std::string_view builtin_name(ExprKind kind) {
   switch (kind) {
@@ -75,8 +76,21 @@ class StructureChecker {
   bool valid_name(NameId id) const { return id != kNoName && index_of(id) < p_.name_count(); }
 
   void check_buffers() {
-    std::unordered_map<std::uint32_t, const BufferDecl*> by_name;
+    // The first declaration of each name (indexed by name; only declarations with a valid name and a
+    // known access, kind and element type count, unlike buffers_) and of each binding: a flat list scanned while the program has
+    // few buffers, a hash map beyond that.
+    std::vector<const BufferDecl*> by_name(p_.name_count(), nullptr);
+    std::vector<const BufferDecl*> bound;
     std::unordered_map<std::uint32_t, const BufferDecl*> by_binding;
+    const bool few = p_.buffers().size() <= kFewBuffers;
+    if (few) bound.reserve(p_.buffers().size());
+    const auto first_with_binding = [&](const BufferDecl& b) -> const BufferDecl* {
+      if (!few) return by_binding.emplace(b.binding, &b).first->second;
+      for (const BufferDecl* other : bound)
+        if (other->binding == b.binding) return other;
+      bound.push_back(&b);
+      return &b;
+    };
     for (const BufferDecl& b : p_.buffers()) {
       if (!valid_name(b.name)) {
         sink_.at_buffer(kErr, "G008", b, "buffer declaration has no valid name");
@@ -88,17 +102,19 @@ class StructureChecker {
         sink_.at_buffer(kErr, "G008", b, fmt::format("buffer '{}' has an unknown access, kind or element type", name));
         continue;
       }
-      if (auto [it, fresh] = by_name.emplace(index_of(b.name), &b); !fresh) {
-        buffer_note(sink_.at_buffer(kErr, "V107", b, fmt::format("duplicate buffer name '{}'", name)), *it->second,
+      if (const BufferDecl*& first = by_name[index_of(b.name)]; first == nullptr) {
+        first = &b;
+      } else {
+        buffer_note(sink_.at_buffer(kErr, "V107", b, fmt::format("duplicate buffer name '{}'", name)), *first,
                     "first declared here");
       }
       const bool workgroup = b.access == BufferAccess::Workgroup;
       if (!workgroup) {
-        if (auto [it, fresh] = by_binding.emplace(b.binding, &b); !fresh) {
+        if (const BufferDecl* first = first_with_binding(b); first != &b) {
           buffer_note(sink_.at_buffer(kErr, "V108", b,
                                       fmt::format("buffer '{}' reuses binding {} of buffer '{}'", name, b.binding,
-                                                  p_.name(it->second->name))),
-                      *it->second, "binding first used here");
+                                                  p_.name(first->name))),
+                      *first, "binding first used here");
         }
       }
       if (workgroup && b.count == 0)

@@ -67,6 +67,18 @@ TEST(Validate_Barriers, ALoadFromAWrittenBufferIsV010) {
   }
 }
 
+TEST(Validate_Barriers, AnAtomicTheEntryDoesNotReachWritesNothing) {
+  // The twin of the atomic above: the same atomic built into the arena but left out of the program
+  // (the check walks the entry; a flat scan of the arena only decides whether it must walk).
+  Builder b({64, 1, 1});
+  Buf table = b.read("table", 0, ScalarType::U32, 1);
+  Buf out = b.output("out", 1, ScalarType::U32, 64);
+  (void)b.atomic(AtomicOp::Add, table, b.u32(0), b.u32(1));
+  const Program p = b.wrapped({b.loop("i", b.u32(0), b.load(table, b.u32(0)), {b.barrier()}),
+                               b.store(out, b.lid(), b.u32(1))});
+  EXPECT_TRUE(silent(p)) << render(validate(p));
+}
+
 TEST(Validate_Barriers, AsyncCopiesAndOpaqueStatementsMakeLoadsDivergent) {
   {
     // An async copy into the buffer writes it.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -70,7 +71,7 @@ std::span<const ir::StmtId> kernel_body(const ir::Program& p) {
 
 std::string join_ids(const std::vector<std::size_t>& ids) {
   std::string out;
-  for (std::size_t k : ids) out += fmt::format("{}{}", out.empty() ? "" : " ", k);
+  for (std::size_t k : ids) fmt::format_to(std::back_inserter(out), "{}{}", out.empty() ? "" : " ", k);
   return out;
 }
 
@@ -89,16 +90,26 @@ std::string describe_plan(const MegakernelPlan& plan) {
   }
   std::string groups;
   for (const planner::BarrierGroup& g : plan->groups)
-    groups += fmt::format("{}[{}]", groups.empty() ? "" : " ", join_ids(g.waves));
+    fmt::format_to(std::back_inserter(groups), "{}[{}]", groups.empty() ? "" : " ", join_ids(g.waves));
   return fmt::format("[{}] barriers {}", groups, plan->global_barriers);
 }
 
 ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_view planner_name, bool named) {
   const ir::Program& from = dag.base->program;
   const std::size_t n = dag.wave_count();
+  // The kernel is built in a copy of the base's arena (copied in one piece: plain node vectors, the
+  // name table, the same buffers): each wave slot holds the wave's own region, and only a wave placed
+  // a second time gets a deep copy (a private subtree, as a node-by-node copy gave every slot). The
+  // base's other nodes stay behind unreachable; everything that checks, runs, prints or hashes a
+  // program walks its entry.
   ir::Builder b(from.workgroup_size());
-  planner::ProgramCopier copier(from, b.program());
-  for (const ir::BufferDecl& decl : from.buffers()) b.program().add_buffer(copier.buffer(decl));
+  b.program() = from;
+  std::vector<bool> placed(n, false);
+  const auto wave = [&](std::size_t k) {
+    if (placed[k]) return ir::S{planner::clone_stmt(b.program(), dag.waves[k])};
+    placed[k] = true;
+    return ir::S{dag.waves[k]};
+  };
 
   std::vector<ir::S> entry;
   std::vector<bool> scheduled(n, false);
@@ -108,7 +119,7 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
     for (std::size_t g = 0; g < groups; ++g) {
       for (std::size_t k : plan->groups[g].waves) {
         if (k >= n) continue;  // names no wave: nothing to run
-        entry.push_back(ir::S{copier.stmt(dag.waves[k])});
+        entry.push_back(wave(k));
         scheduled[k] = true;
       }
       if (g < plan->global_barriers) entry.push_back(b.grid_sync());
@@ -118,7 +129,7 @@ ir::Case fuse_dag(const WaveDag& dag, const MegakernelPlan& plan, std::string_vi
   }
   std::vector<ir::S> kept;
   for (std::size_t k = 0; k < n; ++k)
-    if (!scheduled[k]) kept.push_back(ir::S{copier.stmt(dag.waves[k])});
+    if (!scheduled[k]) kept.push_back(wave(k));
   if (!kept.empty()) entry.push_back(b.if_(b.boolean(false), kept));
 
   ir::Case c;

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "ir/equality.hpp"
 #include "ir/text/parser.hpp"
 #include "ir/text/printer.hpp"
 #include "ir/validate/validator.hpp"
+#include "ir/walk.hpp"
 #include "props/gen/dag_test_support.hpp"
 
 namespace gridcheck::props {
@@ -68,6 +70,38 @@ TEST(Props_DagFusion, WavesThePlanLeavesOutAreKeptUnscheduled) {
   EXPECT_EQ(fused_schedule(refused).unscheduled, (std::vector<std::size_t>{0, 1}));
   EXPECT_EQ(meta_of(refused, "dag_plan").substr(0, 5), "S103:");
   EXPECT_FALSE(ir::validate(refused.program).has_errors()) << ir::print(refused);
+}
+
+TEST(Props_DagFusion, AWavePlacedTwiceGetsAPrivateCopy) {
+  // The kernel reuses each wave's region in place; a second slot of the same wave holds a deep copy,
+  // structurally equal, so no node is shared between two places of the tree.
+  const WaveDag dag = two_wave_dag();
+  const ir::Case c = fuse_dag(dag, plan_of({{0}, {1}, {0}}, 2), "test");
+  const ir::Program& p = c.program;
+  ASSERT_EQ(p.entry_stmts().size(), 1u);
+  std::vector<ir::StmtId> slots;
+  for (ir::StmtId id : p.list(p.stmt(p.entry_stmts()[0]).body))
+    if (p.stmt(id).kind == ir::StmtKind::Region) slots.push_back(id);
+  ASSERT_EQ(slots.size(), 3u);
+  EXPECT_EQ(slots[0], dag.waves[0]);
+  EXPECT_EQ(slots[1], dag.waves[1]);
+  EXPECT_NE(slots[2], slots[0]);
+  ir::Program first = p, second = p;
+  first.set_entry(std::span<const ir::StmtId>(&slots[0], 1));
+  second.set_entry(std::span<const ir::StmtId>(&slots[2], 1));
+  EXPECT_TRUE(ir::structurally_equal(first, second));
+  const auto stmts = [&](ir::StmtId root) {
+    std::vector<ir::StmtId> ids{root};
+    ir::for_each_stmt(p, p.stmt(root).body, [&](ir::StmtId id) { ids.push_back(id); });
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  std::vector<ir::StmtId> shared;
+  const std::vector<ir::StmtId> a = stmts(slots[0]), b = stmts(slots[2]);
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(shared));
+  EXPECT_TRUE(shared.empty());
+  EXPECT_FALSE(ir::validate(p).has_errors()) << ir::print(c);
+  EXPECT_EQ(fused_schedule(c).phases, (Phases{{0}, {1}, {0}}));
 }
 
 TEST(Props_DagFusion, PlanProblemsNameEveryKind) {

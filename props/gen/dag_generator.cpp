@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <iterator>
 #include <numeric>
 #include <set>
 
@@ -374,7 +375,8 @@ std::string_view name_of(DagShape shape) {
 
 std::string format_edges(const std::vector<planner::WaveDependency>& edges) {
   std::string out;
-  for (const planner::WaveDependency& e : edges) out += fmt::format("{}{}>{}", out.empty() ? "" : " ", e.before, e.after);
+  for (const planner::WaveDependency& e : edges)
+    fmt::format_to(std::back_inserter(out), "{}{}>{}", out.empty() ? "" : " ", e.before, e.after);
   return out;
 }
 
@@ -449,7 +451,7 @@ std::vector<PlannerInput> generate_scratch_history(ChoiceSource& c, const DagCon
 std::string format_history(const std::vector<PlannerInput>& history) {
   std::string out;
   for (const PlannerInput& in : history)
-    out += fmt::format("{}{}:{}", out.empty() ? "" : "; ", in.wave_count, format_edges(in.edges));
+    fmt::format_to(std::back_inserter(out), "{}{}:{}", out.empty() ? "" : "; ", in.wave_count, format_edges(in.edges));
   return out;
 }
 

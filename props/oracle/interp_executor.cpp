@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "ir/abi.hpp"
 #include "ir/equality.hpp"
@@ -114,14 +115,9 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
     program = &resized;
   }
 
-  // Initial bytes of every non-workgroup buffer, in declaration order (the vectors of earlier launches
-  // keep their capacity).
-  std::vector<interp::Bytes>& memory = memory_;
-  std::size_t buffers = 0;
-  auto next_memory = [&]() -> interp::Bytes& {
-    if (buffers == memory.size()) memory.emplace_back();
-    return memory[buffers++];
-  };
+  // Initial bytes of every non-workgroup buffer, in declaration order.
+  std::vector<interp::Bytes> memory;
+  memory.reserve(program->buffers().size());
   std::size_t next_input = 0;
   for (const ir::BufferDecl& b : program->buffers()) {
     if (b.access == ir::BufferAccess::Workgroup) continue;
@@ -140,7 +136,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
         return error(LaunchErrorKind::InvalidProgram,
                      fmt::format("input '{}' has {} bytes, not a whole number of 4-byte elements", name, bytes.size()),
                      b.loc);
-      next_memory().assign(bytes.begin(), bytes.end());
+      memory.push_back(bytes);
     } else {
       const auto len = ir::backend_allocation_bytes(b);
       if (!len)
@@ -149,7 +145,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
                                  "output_byte_range)",
                                  name),
                      b.loc);
-      next_memory().assign(*len, std::uint8_t{0});
+      memory.emplace_back(*len, std::uint8_t{0});
     }
   }
   if (next_input != inputs.size())
@@ -170,8 +166,7 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
   if (ready == nullptr)
     return error(LaunchErrorKind::InvalidProgram, first_message(refused, "the launched program was refused"));
 
-  const interp::RunResult r =
-      interp::execute(*ready, std::span(memory.data(), buffers), grid, config.fixpoint_iterations, options_);
+  const interp::RunResult r = interp::execute(*ready, memory, grid, config.fixpoint_iterations, options_);
   steps_ += r.steps;
   if (!r.ok()) return from_run(r);
 
@@ -190,7 +185,10 @@ std::optional<LaunchError> InterpExecutor::launch(const ir::Program& original,
       end = static_cast<std::size_t>(std::min<std::uint64_t>(std::max(b.output_byte_range->end, b.output_byte_range->begin),
                                                              bytes.size()));
     }
-    out.assign(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.begin() + static_cast<std::ptrdiff_t>(end));
+    if (begin == 0 && end == bytes.size())
+      out = std::move(bytes);  // the whole buffer: `memory` is not read again
+    else
+      out.assign(bytes.begin() + static_cast<std::ptrdiff_t>(begin), bytes.begin() + static_cast<std::ptrdiff_t>(end));
   }
   outputs.resize(slot);
   return std::nullopt;

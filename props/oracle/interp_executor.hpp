@@ -10,7 +10,6 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <vector>
 
 #include "interp/interpreter.hpp"
 #include "planner/executor.hpp"
@@ -55,7 +54,6 @@ class InterpExecutor final : public planner::Executor {
   std::unordered_map<std::uint64_t, std::unique_ptr<interp::PreparedProgram>> cache_;  ///< by content hash
   std::unordered_map<const ir::Program*, std::unique_ptr<interp::PreparedProgram>> by_address_;
   std::unordered_map<const ir::Program*, const ir::TypeTable*> checked_;  ///< adopt_checked's tables
-  std::vector<interp::Bytes> memory_;  ///< the buffers of a launch, reused (one launch at a time: not thread-safe)
   std::uint64_t launches_ = 0;
   std::uint64_t steps_ = 0;
 };
