@@ -18,7 +18,9 @@
 // Speed (docs/engineering.md#lesson-10): one loop runs all ready invocations of a workgroup, switching frames
 // in place; direct-threaded dispatch; observers cost nothing unless attached (a separate
 // instantiation of the loop); the uninitialised-read check is inline in the loop (its own
-// instantiation), a shadow bit per workgroup word, not an observer call per access.
+// instantiation), a shadow bit per workgroup word, not an observer call per access; so is the race
+// detector when it is the run's only observer (its own instantiation: RaceDetector::load / store /
+// atomic, whose common cases are inline, instead of a virtual call with an Access per access).
 //
 // Preconditions (checked by interpreter.cpp before constructing): the grid and buffers are within
 // the resource limits, every storage buffer holds whole words up to 2^32-1 elements.
@@ -30,6 +32,7 @@
 #include "interp/compiled_program.hpp"
 #include "interp/interpreter.hpp"
 #include "interp/observer.hpp"
+#include "interp/race_detector.hpp"
 #include "interp/result.hpp"
 #include "interp/schedule.hpp"
 #include "interp/uninit_detector.hpp"
@@ -38,9 +41,11 @@ namespace gridcheck::interp {
 
 class Engine {
  public:
-  /// `uninit` (may be null) is driven directly, not as an observer (uninit_detector.hpp).
+  /// `uninit` (may be null) is driven directly, not as an observer (uninit_detector.hpp). So is
+  /// `races` (may be null; then `observers` must be empty: a race detector that runs beside other
+  /// observers is one of them, and gets its accesses through on_load / on_store / on_atomic).
   Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
-         UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result);
+         RaceDetector* races, UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result);
 
   /// Runs `fixpoint` launches over the storage bytes and sets the result's status, trap,
   /// divergence, oob report and steps. The storage holds the final bytes afterwards.
@@ -53,6 +58,9 @@ class Engine {
  private:
   enum class Stop : std::uint8_t { Barrier, Fence, Finished, Trap, Divergence, OutOfFuel };
   enum class Status : std::uint8_t { Ready, AtBarrier, AtFence, Finished };
+  /// Who watches the accesses of run_lanes' instantiation: nobody, the race detector alone (called
+  /// directly), or the observers (notify_access).
+  enum class Watch : std::uint8_t { None, Races, Observers };
 
   static constexpr std::uint32_t kNoShadow = UINT32_MAX;
   struct View {
@@ -81,7 +89,7 @@ class Engine {
   void start_workgroup(std::uint32_t workgroup, std::uint32_t base);
   /// Runs each ready invocation of the workgroup until it blocks, in the order of `order` (the
   /// workgroup's lanes_ slots, schedule order); false when the run stopped.
-  template <bool kObserved, bool kUninit>
+  template <Watch kWatch, bool kUninit>
   bool run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::uint32_t* order);
   /// Books an invocation's stop (barrier/fence arrival checks); false when the run stopped.
   bool on_stop(Stop stop, std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local);
@@ -116,6 +124,7 @@ class Engine {
   const CompiledProgram& prog_;
   const RunOptions& opts_;
   std::span<Observer* const> observers_;
+  RaceDetector* races_;
   UninitDetector* uninit_;
   std::uint64_t* wg_shadow_ = nullptr;  ///< the running workgroup's uninit shadow (with uninit_)
   RunResult& result_;

@@ -193,7 +193,10 @@ RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Gri
   if (checks_uninit(program, options)) {
     uninit = std::make_unique<UninitDetector>(program);
   }
-  Engine engine(program, options, observers, uninit.get(), grid, buffers, result);
+  // The race detector alone is driven directly (engine.hpp); beside other observers it is one of them.
+  RaceDetector* const direct_races = options.observers.empty() ? races.get() : nullptr;
+  if (direct_races != nullptr) observers.clear();
+  Engine engine(program, options, observers, direct_races, uninit.get(), grid, buffers, result);
   engine.run(fixpoint);
   if (races) {
     result.races = races->take_reports();
