@@ -85,7 +85,9 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
       fuel_(static_cast<std::int64_t>(std::min<std::uint64_t>(options.limits.fuel, INT64_MAX))),
       reserve_(0),
       deadline_(options.deadline) {
-  GC_ASSERT(races_ == nullptr || observers_.empty());
+  for (Observer* o : observers_)
+    if (o->watches_accesses()) access_observers_.push_back(o);
+  GC_ASSERT(races_ == nullptr || access_observers_.empty());
   if (deadline_ && fuel_ > kDeadlineCheckSteps) {
     reserve_ = fuel_ - kDeadlineCheckSteps;
     fuel_ = kDeadlineCheckSteps;
@@ -336,7 +338,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
   wg_trace_.clear();
   wg_at_barrier_ = 0;
   wg_at_fence_ = 0;
-  const Watch watch = !observers_.empty() ? Watch::Observers : races_ != nullptr ? Watch::Races : Watch::None;
+  const Watch watch = !access_observers_.empty() ? Watch::Observers : races_ != nullptr ? Watch::Races : Watch::None;
   for (Observer* o : observers_) o->on_workgroup_enter(workgroup);
   if (races_ != nullptr) races_->on_workgroup_enter(workgroup);
   if (uninit_ != nullptr) {
@@ -734,7 +736,7 @@ done:
 }
 
 void Engine::notify_access(AccessKind kind, const Access& a) {
-  for (Observer* o : observers_) {
+  for (Observer* o : access_observers_) {
     switch (kind) {
       case AccessKind::Load: o->on_load(a); break;
       case AccessKind::Store: o->on_store(a); break;

@@ -16,8 +16,8 @@
 // workgroup (workgroup barriers) or of the grid (grid_sync) must agree, until the next release.
 //
 // Speed (docs/engineering.md#lesson-10): one loop runs all ready invocations of a workgroup, switching frames
-// in place; direct-threaded dispatch; observers cost nothing unless attached (a separate
-// instantiation of the loop); the uninitialised-read check is inline in the loop (its own
+// in place; direct-threaded dispatch; observers cost nothing per access unless one watches accesses
+// (a separate instantiation of the loop); the uninitialised-read check is inline in the loop (its own
 // instantiation), a shadow bit per workgroup word, not an observer call per access; so is the race
 // detector when it is the run's only observer (its own instantiation: RaceDetector::load / store /
 // atomic, whose common cases are inline, instead of a virtual call with an Access per access).
@@ -42,8 +42,9 @@ namespace gridcheck::interp {
 class Engine {
  public:
   /// `uninit` (may be null) is driven directly, not as an observer (uninit_detector.hpp). So is
-  /// `races` (may be null; then `observers` must be empty: a race detector that runs beside other
-  /// observers is one of them, and gets its accesses through on_load / on_store / on_atomic).
+  /// `races` (may be null; when given, no observer may watch accesses: a race detector that runs
+  /// beside an observer of accesses is one of the observers, and gets its accesses through on_load /
+  /// on_store / on_atomic).
   Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
          RaceDetector* races, UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result);
 
@@ -97,7 +98,7 @@ class Engine {
   /// checks the deadline. True when the loop may go on.
   bool refuel(std::int64_t& fuel);
 
-  /// Every observer's on_load / on_store / on_atomic.
+  /// Every access observer's on_load / on_store / on_atomic.
   [[gnu::noinline]] void notify_access(AccessKind kind, const Access& a);
   bool record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot, std::uint32_t workgroup,
               std::uint32_t local);
@@ -125,6 +126,7 @@ class Engine {
   const RunOptions& opts_;
   std::span<Observer* const> observers_;
   RaceDetector* races_;
+  std::vector<Observer*> access_observers_;  ///< those of observers_ that watch accesses
   UninitDetector* uninit_;
   std::uint64_t* wg_shadow_ = nullptr;  ///< the running workgroup's uninit shadow (with uninit_)
   RunResult& result_;

@@ -20,6 +20,11 @@ using ir::ScalarType;
 /// An observer that watches nothing: attached beside the race detector, it makes the detector an
 /// observer too (on_load / on_store / on_atomic), instead of the engine's direct path (engine.hpp).
 class NoOpObserver final : public Observer {};
+/// One that declines accesses: the detector beside it stays on the direct path.
+class NoAccessObserver final : public Observer {
+ public:
+  bool watches_accesses() const override { return false; }
+};
 
 /// What a run reports, for comparing the two paths of the race detector.
 std::string reported(const RunResult& r) {
@@ -39,6 +44,10 @@ std::string reported(const RunResult& r) {
 template <class Run>
 RunResult on_both_paths(RunOptions o, const Run& run) {
   RunResult direct = run(o);
+  NoAccessObserver declining;
+  RunOptions beside = o;
+  beside.observers.push_back(&declining);
+  EXPECT_EQ(reported(direct), reported(run(beside))) << "an observer that declines accesses changed the reports";
   NoOpObserver none;
   o.observers.push_back(&none);
   const RunResult observed = run(o);
