@@ -839,8 +839,13 @@ void Engine::out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t 
     case AccessKind::Store: ++c.stores; break;
     case AccessKind::Atomic: ++c.atomics; break;
   }
-  for (Observer* o : observers_) o->on_out_of_bounds(kind, buffer, index, pc, workgroup, local);
-  if (races_ != nullptr) races_->on_out_of_bounds(kind, buffer, index, pc, workgroup, local);
+  // Not races_: the race detector keeps Observer's empty on_out_of_bounds (nothing was read or written).
+  if (!access_observers_.empty()) notify_out_of_bounds(kind, buffer, index, pc, workgroup, local);
+}
+
+void Engine::notify_out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index, std::uint32_t pc,
+                                  std::uint32_t workgroup, std::uint32_t local) {
+  for (Observer* o : access_observers_) o->on_out_of_bounds(kind, buffer, index, pc, workgroup, local);
 }
 
 }  // namespace gridcheck::interp

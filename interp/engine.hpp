@@ -115,8 +115,12 @@ class Engine {
   void trap(ir::TrapKind kind, std::uint32_t pc, std::uint32_t workgroup, std::uint32_t local, std::string message);
   void diverge(DivergenceKind kind, bool grid_scope, std::uint32_t pc_a, std::uint32_t wg_a, std::uint32_t local_a,
                std::uint32_t pc_b, std::uint32_t wg_b, std::uint32_t local_b, std::string message);
+  /// Counts an out-of-bounds access (its first one per buffer in detail) and tells the observers.
   [[gnu::cold]] void out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index, std::uint32_t pc,
                                    std::uint32_t workgroup, std::uint32_t local);
+  /// out_of_bounds' observer calls, apart: without them out_of_bounds saves no registers.
+  [[gnu::noinline]] void notify_out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index,
+                                              std::uint32_t pc, std::uint32_t workgroup, std::uint32_t local);
 
   std::uint32_t* frame(std::uint32_t slot) { return frames_.data() + std::size_t{slot} * frame_words_; }
   std::uint32_t slot_base(std::uint32_t workgroup) const { return resident_all_ ? workgroup * lanes_ : 0; }

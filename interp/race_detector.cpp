@@ -319,7 +319,12 @@ void RaceDetector::access(const Access& a, Kind kind) {
     }
     escalate(s, a);
   }
-  check_full(s, a, kind, when);
+  switch (kind) {
+    case Kind::kRead: check_full<Kind::kRead>(s, a, when); break;
+    case Kind::kWrite: check_full<Kind::kWrite>(s, a, when); break;
+    case Kind::kAtomicWrite: check_full<Kind::kAtomicWrite>(s, a, when); break;
+    default: check_full<Kind::kAtomicRead>(s, a, when); break;
+  }
 }
 
 void RaceDetector::escalate(Shadow& s, const Access& a) {
@@ -338,7 +343,8 @@ void RaceDetector::escalate(Shadow& s, const Access& a) {
   tag = kEscalated | index;
 }
 
-void RaceDetector::check_full(Shadow& s, const Access& a, Kind kind, std::uint32_t when) {
+template <RaceDetector::Kind kind>
+void RaceDetector::check_full(Shadow& s, const Access& a, std::uint32_t when) {
   std::uint32_t& tag = s.tags[a.element];
   const std::uint32_t index = tag & ~kEscalated;
   Full& f = pool_[index];

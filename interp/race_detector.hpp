@@ -70,7 +70,8 @@ class RaceDetector final : public Observer {
   void on_atomic(const Access& a) override;
 
   /// The engine's direct path: the same as on_load / on_store / on_atomic with an Access of these
-  /// fields and the running workgroup (the one last entered). The common cases (an element last
+  /// fields and the running workgroup (the one last entered). The engine calls no on_out_of_bounds
+  /// on it there: the detector keeps Observer's empty one (nothing was read or written). The common cases (an element last
   /// touched before the access's floor, or by the same invocation in the same interval) are inline;
   /// the rest go to the observer path's code.
   void load(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local, std::uint32_t value) {
@@ -148,7 +149,9 @@ class RaceDetector final : public Observer {
                               std::uint32_t value, std::uint32_t previous, Kind kind);
   void access(const Access& a, Kind kind);
   void escalate(Shadow& s, const Access& a);
-  void check_full(Shadow& s, const Access& a, Kind kind, std::uint32_t when);
+  /// By kind: the conflicts to check are known at compile time.
+  template <Kind kind>
+  void check_full(Shadow& s, const Access& a, std::uint32_t when);
   bool new_interval(std::uint8_t mask);
   void next_epoch();
   void reset_shadow();
