@@ -414,11 +414,19 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
       &&op_Barrier, &&op_Fence,   &&op_Return,   &&op_Trap,
   };
   static_assert(std::size(kHandlers) == kOpCount, "one handler per opcode, in enum order");
+  // Watch::Races: the handler of a load the race detector does not watch (Op::Load's, less the call).
+  [[maybe_unused]] static constexpr void* kLoadUnwatched = &&op_LoadUnwatched;
 
   if (threaded_table_ != kHandlers) {  // once per engine: one instantiation runs a whole dispatch
     threaded_.resize(prog_.code.size());
     for (std::size_t i = 0; i < prog_.code.size(); ++i)
       threaded_[i] = Threaded{prog_.code[i], kHandlers[static_cast<int>(prog_.code[i].op)]};
+    if constexpr (kWatch == Watch::Races) {
+      // A load of a buffer the detector does not watch (never written: it cannot race) skips it.
+      for (Threaded& t : threaded_)
+        if ((t.in.op == Op::Load || t.in.op == Op::LoadBool || t.in.op == Op::LoadF32) && !races_->watches(t.in.a))
+          t.handler = kLoadUnwatched;
+    }
     threaded_table_ = kHandlers;
   }
   const Threaded* const code = threaded_.data();
@@ -594,31 +602,39 @@ op_CheckU32:
     goto done;
   }
   GC_NEXT();
+// A load: the word, converted for LoadBool / LoadF32; `watched` says whether an observer or the race
+// detector sees it. A macro, for the two handlers below.
+#define GC_LOAD(watched)                                                                            \
+  do {                                                                                              \
+    const View v = views[in->a];                                                                    \
+    const std::uint32_t i = r[in->b];                                                               \
+    if (i < v.count) [[likely]] {                                                                   \
+      const std::uint32_t w = read_word(v.data + std::size_t{i} * 4);                               \
+      r[in->d] = in->op == Op::Load       ? w                                                       \
+                 : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)                                      \
+                                          : ir::scalar::f32_canonical(w);                           \
+      if constexpr (watched && kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base); \
+      if constexpr (watched && kWatch == Watch::Races) races->load(in->a, i, pc_of(ip), slot - base, w); \
+      if constexpr (kUninit) {                                                                      \
+        if (v.shadow_offset != kNoShadow) {                                                         \
+          const std::uint32_t word = v.shadow_offset + i;                                           \
+          if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]                          \
+            uninit_->report(Access{in->a, i, pc_of(ip), workgroup, slot - base, w, w, false});      \
+        }                                                                                           \
+      }                                                                                             \
+    } else {                                                                                        \
+      r[in->d] = 0;                                                                                 \
+      out_of_bounds(AccessKind::Load, in->a, i, pc_of(ip), workgroup, slot - base);                \
+    }                                                                                               \
+    GC_NEXT();                                                                                      \
+  } while (false)
 op_Load:
 op_LoadBool:
-op_LoadF32 : {
-  const View v = views[in->a];
-  const std::uint32_t i = r[in->b];
-  if (i < v.count) [[likely]] {
-    const std::uint32_t w = read_word(v.data + std::size_t{i} * 4);
-    r[in->d] = in->op == Op::Load       ? w
-               : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
-                                        : ir::scalar::f32_canonical(w);
-    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base);
-    if constexpr (kWatch == Watch::Races) races->load(in->a, i, pc_of(ip), slot - base, w);
-    if constexpr (kUninit) {
-      if (v.shadow_offset != kNoShadow) {
-        const std::uint32_t word = v.shadow_offset + i;
-        if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]
-          uninit_->report(Access{in->a, i, pc_of(ip), workgroup, slot - base, w, w, false});
-      }
-    }
-  } else {
-    r[in->d] = 0;
-    out_of_bounds(AccessKind::Load, in->a, i, pc_of(ip), workgroup, slot - base);
-  }
-  GC_NEXT();
-}
+op_LoadF32:
+  GC_LOAD(true);
+op_LoadUnwatched:  // Watch::Races only (kLoadUnwatched)
+  GC_LOAD(false);
+#undef GC_LOAD
 op_Store : {
   const View v = views[in->a];
   const std::uint32_t i = r[in->b];

@@ -81,6 +81,9 @@ class RaceDetector final : public Observer {
              std::uint32_t previous) {
     plain<kWrite>(buffer, element, pc, local, value, previous);
   }
+  /// False for a buffer whose accesses the direct path ignores (never written, so none can race;
+  /// every buffer once the detector stopped): the engine may skip its loads.
+  bool watches(std::uint32_t buffer) const { return direct_[buffer].tags != nullptr; }
   [[gnu::noinline]] void atomic(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
                                 std::uint32_t value, std::uint32_t previous, bool compare_exchange_failed);
 
