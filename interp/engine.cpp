@@ -422,10 +422,14 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
     for (std::size_t i = 0; i < prog_.code.size(); ++i)
       threaded_[i] = Threaded{prog_.code[i], kHandlers[static_cast<int>(prog_.code[i].op)]};
     if constexpr (kWatch == Watch::Races) {
-      // A load of a buffer the detector does not watch (never written: it cannot race) skips it.
-      for (Threaded& t : threaded_)
-        if ((t.in.op == Op::Load || t.in.op == Op::LoadBool || t.in.op == Op::LoadF32) && !races_->watches(t.in.a))
-          t.handler = kLoadUnwatched;
+      // A load of a buffer the detector does not watch (never written: it cannot race) skips it;
+      // the others carry their race site in `e` (unused by loads and stores).
+      for (std::size_t i = 0; i < threaded_.size(); ++i) {
+        Threaded& t = threaded_[i];
+        const bool load = t.in.op == Op::Load || t.in.op == Op::LoadBool || t.in.op == Op::LoadF32;
+        if (load && !races_->watches(t.in.a)) t.handler = kLoadUnwatched;
+        if (load || t.in.op == Op::Store) t.in.e = races_->site_of(static_cast<std::uint32_t>(i));
+      }
     }
     threaded_table_ = kHandlers;
   }
@@ -614,7 +618,8 @@ op_CheckU32:
                  : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)                                      \
                                           : ir::scalar::f32_canonical(w);                           \
       if constexpr (watched && kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base); \
-      if constexpr (watched && kWatch == Watch::Races) races->load(in->a, i, pc_of(ip), slot - base, w); \
+      if constexpr (watched && kWatch == Watch::Races)                                              \
+        races->load(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, w, [ip, pc_of] { return pc_of(ip); }); \
       if constexpr (kUninit) {                                                                      \
         if (v.shadow_offset != kNoShadow) {                                                         \
           const std::uint32_t word = v.shadow_offset + i;                                           \
@@ -648,7 +653,7 @@ op_Store : {
       const std::uint32_t before = read_word(p);
       const std::uint32_t value = r[in->c];
       write_word(p, value);
-      races->store(in->a, i, pc_of(ip), slot - base, value, before);
+      races->store(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before, [ip, pc_of] { return pc_of(ip); });
     } else {
       write_word(p, r[in->c]);
     }

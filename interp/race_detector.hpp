@@ -71,16 +71,23 @@ class RaceDetector final : public Observer {
 
   /// The engine's direct path: the same as on_load / on_store / on_atomic with an Access of these
   /// fields and the running workgroup (the one last entered). The engine calls no on_out_of_bounds
-  /// on it there: the detector keeps Observer's empty one (nothing was read or written). The common cases (an element last
-  /// touched before the access's floor, or by the same invocation in the same interval) are inline;
-  /// the rest go to the observer path's code.
-  void load(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local, std::uint32_t value) {
-    plain<kRead>(buffer, element, pc, local, value, value);
+  /// on it there: the detector keeps Observer's empty one (nothing was read or written).
+  /// The common cases (an element last touched before the access's floor, or by the same invocation
+  /// in the same interval) are inline and need only the access's site (site_of(pc), which the engine
+  /// keeps beside the instruction); the rest go to the observer path's code, with the instruction
+  /// from `pc()`.
+  template <class PcOf>
+  void load(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
+            const PcOf& pc) {
+    plain<kRead>(buffer, element, site, local, value, value, pc);
   }
-  void store(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local, std::uint32_t value,
-             std::uint32_t previous) {
-    plain<kWrite>(buffer, element, pc, local, value, previous);
+  template <class PcOf>
+  void store(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
+             std::uint32_t previous, const PcOf& pc) {
+    plain<kWrite>(buffer, element, site, local, value, previous, pc);
   }
+  /// The site of the access at instruction `pc` (an index into the program's race sites).
+  std::uint16_t site_of(std::uint32_t pc) const { return site_of_pc_[pc]; }
   /// False for a buffer whose accesses the direct path ignores (never written, so none can race;
   /// every buffer once the detector stopped): the engine may skip its loads.
   bool watches(std::uint32_t buffer) const { return direct_[buffer].tags != nullptr; }
@@ -145,9 +152,9 @@ class RaceDetector final : public Observer {
     std::uint16_t* sites = nullptr;
     std::uint32_t storage = 0;
   };
-  template <Kind kind>
-  void plain(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local, std::uint32_t value,
-             std::uint32_t previous);
+  template <Kind kind, class PcOf>
+  void plain(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
+             std::uint32_t previous, const PcOf& pc);
   [[gnu::noinline]] void slow(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
                               std::uint32_t value, std::uint32_t previous, Kind kind);
   void access(const Access& a, Kind kind);
@@ -191,9 +198,9 @@ class RaceDetector final : public Observer {
   std::uint64_t dropped_ = 0;
 };
 
-template <RaceDetector::Kind kind>
-inline void RaceDetector::plain(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
-                                std::uint32_t value, std::uint32_t previous) {
+template <RaceDetector::Kind kind, class PcOf>
+inline void RaceDetector::plain(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local,
+                                std::uint32_t value, std::uint32_t previous, const PcOf& pc) {
   static_assert(kind == kRead || kind == kWrite);
   // Field by field, not a copy of the Direct: GCC keeps a copy on the stack for the slow call.
   const Direct* const d = direct_.data() + buffer;
@@ -207,7 +214,7 @@ inline void RaceDetector::plain(std::uint32_t buffer, std::uint32_t element, std
     const std::uint32_t held = t & kWhenMask;
     if (held < floor_[storage]) [[likely]] {  // everything it held is ordered before this access
       tags[element] = when | flag;
-      d->sites[element] = site_of_pc_[pc];
+      d->sites[element] = site;
       return;
     }
     if (held == when) {  // the same invocation again, same interval: access()'s same case
@@ -217,13 +224,13 @@ inline void RaceDetector::plain(std::uint32_t buffer, std::uint32_t element, std
         std::uint32_t several = t & kSeveralValues;
         if (kind == kWrite && (t & (w | aw)) && value != previous) several = kSeveralValues;
         if ((kinds & (w | aw)) == (w | aw)) several = kSeveralValues;
-        if (site_rank(kind) >= kBestRank[(t & kKindFlags) >> kFlagShift]) d->sites[element] = site_of_pc_[pc];
+        if (site_rank(kind) >= kBestRank[(t & kKindFlags) >> kFlagShift]) d->sites[element] = site;
         tags[element] = when | kinds | several;
         return;
       }
     }
   }
-  slow(buffer, element, pc, local, value, previous, kind);
+  slow(buffer, element, pc(), local, value, previous, kind);
 }
 
 }  // namespace gridcheck::interp
