@@ -653,7 +653,8 @@ op_Store : {
       const std::uint32_t before = read_word(p);
       const std::uint32_t value = r[in->c];
       write_word(p, value);
-      races->store(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before, [ip, pc_of] { return pc_of(ip); });
+      races->store(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,
+                   [ip, pc_of] { return pc_of(ip); });
     } else {
       write_word(p, r[in->c]);
     }

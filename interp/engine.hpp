@@ -19,8 +19,9 @@
 // in place; direct-threaded dispatch; observers cost nothing per access unless one watches accesses
 // (a separate instantiation of the loop); the uninitialised-read check is inline in the loop (its own
 // instantiation), a shadow bit per workgroup word, not an observer call per access; so is the race
-// detector when it is the run's only observer (its own instantiation: RaceDetector::load / store /
-// atomic, whose common cases are inline, instead of a virtual call with an Access per access).
+// detector when no other observer watches accesses (its own instantiation: RaceDetector::load /
+// store / atomic, whose common cases are inline, instead of a virtual call with an Access per access;
+// loads of buffers it does not watch get a handler without it).
 //
 // Preconditions (checked by interpreter.cpp before constructing): the grid and buffers are within
 // the resource limits, every storage buffer holds whole words up to 2^32-1 elements.

@@ -25,8 +25,8 @@
 // reduces to comparisons of interval numbers.
 //
 // Two ways in: as an Observer (on_load / on_store / on_atomic with an Access), or driven directly by
-// the engine when it is the run's only observer (load / store / atomic below: the same checks, the
-// common cases inline in the engine's loop, no virtual call and no Access built; engine.hpp).
+// the engine when no other observer watches accesses (load / store / atomic below: the same checks,
+// the common cases inline in the engine's loop, no virtual call and no Access built; engine.hpp).
 //
 // Reports name both invocations (global, local, workgroup ids), both sites and both access kinds;
 // a pair of sites and kinds on one buffer is reported once, with an occurrence count and its first
@@ -110,7 +110,6 @@ class RaceDetector final : public Observer {
   static constexpr int site_rank(Kind k) { return k == kWrite ? 3 : k == kRead || k == kAtomicWrite ? 2 : 1; }
   /// The highest site_rank of the kinds in a tag's flags, by (tag >> kFlagShift) & 0xF.
   static constexpr std::uint8_t kBestRank[16] = {0, 2, 3, 3, 2, 2, 3, 3, 1, 2, 3, 3, 2, 2, 3, 3};
-
 
   /// One access: `when` = interval number * invocations per workgroup + local id (0 = none).
   struct Rep {
