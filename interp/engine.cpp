@@ -69,10 +69,11 @@ std::uint64_t Engine::state_bytes(const CompiledProgram& program, Grid grid) {
 }
 
 Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
-               UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result)
+               RaceDetector* races, UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result)
     : prog_(program),
       opts_(options),
       observers_(observers),
+      races_(races),
       uninit_(uninit),
       result_(result),
       grid_(grid),
@@ -84,6 +85,9 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
       fuel_(static_cast<std::int64_t>(std::min<std::uint64_t>(options.limits.fuel, INT64_MAX))),
       reserve_(0),
       deadline_(options.deadline) {
+  for (Observer* o : observers_)
+    if (o->watches_accesses()) access_observers_.push_back(o);
+  GC_ASSERT(races_ == nullptr || access_observers_.empty());
   if (deadline_ && fuel_ > kDeadlineCheckSteps) {
     reserve_ = fuel_ - kDeadlineCheckSteps;
     fuel_ = kDeadlineCheckSteps;
@@ -186,6 +190,7 @@ bool Engine::launch(std::uint32_t index) {
   grid_trace_.clear();
   std::fill(record_grid_.begin(), record_grid_.end(), 0u);
   for (Observer* o : observers_) o->on_launch_begin(ctx_);
+  if (races_ != nullptr) races_->on_launch_begin(ctx_);
   if (uninit_ != nullptr) uninit_->begin_launch(ctx_);
 
   std::uint32_t fence_index = 0;
@@ -206,9 +211,11 @@ bool Engine::launch(std::uint32_t index) {
     std::fill(record_grid_.begin(), record_grid_.end(), 0u);
     grid_trace_.clear();
     for (Observer* o : observers_) o->on_fence_release(fence_index, grid_fence_pc_, memory_view());
+    if (races_ != nullptr) races_->on_fence_release(fence_index, grid_fence_pc_, memory_view());
     ++fence_index;
   }
   for (Observer* o : observers_) o->on_launch_end(index, memory_view());
+  if (races_ != nullptr) races_->on_launch_end(index, memory_view());
   return true;
 }
 
@@ -331,8 +338,9 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
   wg_trace_.clear();
   wg_at_barrier_ = 0;
   wg_at_fence_ = 0;
-  const bool observed = !observers_.empty();
+  const Watch watch = !access_observers_.empty() ? Watch::Observers : races_ != nullptr ? Watch::Races : Watch::None;
   for (Observer* o : observers_) o->on_workgroup_enter(workgroup);
+  if (races_ != nullptr) races_->on_workgroup_enter(workgroup);
   if (uninit_ != nullptr) {
     uninit_->enter_workgroup(workgroup);
     wg_shadow_ = uninit_->shadow(workgroup);
@@ -353,11 +361,16 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
       for (std::uint32_t l = 0; l < lanes_; ++l) shuffled_slots_[l] = base + lane_order_[l];
       order = shuffled_slots_.data();
     }
-    const bool going = uninit_ != nullptr
-                           ? (observed ? run_lanes<true, true>(workgroup, base, order)
-                                       : run_lanes<false, true>(workgroup, base, order))
-                           : (observed ? run_lanes<true, false>(workgroup, base, order)
-                                       : run_lanes<false, false>(workgroup, base, order));
+    bool going;
+    if (uninit_ != nullptr) {
+      going = watch == Watch::None    ? run_lanes<Watch::None, true>(workgroup, base, order)
+              : watch == Watch::Races ? run_lanes<Watch::Races, true>(workgroup, base, order)
+                                      : run_lanes<Watch::Observers, true>(workgroup, base, order);
+    } else {
+      going = watch == Watch::None    ? run_lanes<Watch::None, false>(workgroup, base, order)
+              : watch == Watch::Races ? run_lanes<Watch::Races, false>(workgroup, base, order)
+                                      : run_lanes<Watch::Observers, false>(workgroup, base, order);
+    }
     if (!going) return false;
     if (wg_at_barrier_ == 0) break;
     // Every non-finished invocation waits at the same workgroup barrier (a lane at a grid_sync
@@ -370,8 +383,10 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
     wg_trace_.clear();
     wg_at_barrier_ = 0;
     for (Observer* o : observers_) o->on_barrier_release(workgroup, wg_barrier_pc_);
+    if (races_ != nullptr) races_->on_barrier_release(workgroup, wg_barrier_pc_);
   }
   for (Observer* o : observers_) o->on_workgroup_leave(workgroup);
+  if (races_ != nullptr) races_->on_workgroup_leave(workgroup);
   return true;
 }
 
@@ -386,7 +401,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
 // the budget is checked where a run can go on for ever — at each loop back-edge and when an
 // invocation starts — so straight-line code pays no branch for it.
 // Handlers are listed in the order of enum Op.
-template <bool kObserved, bool kUninit>
+template <Engine::Watch kWatch, bool kUninit>
 bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::uint32_t* order) {
   static constexpr void* kHandlers[] = {
       &&op_Mov,    &&op_Jmp,      &&op_Jz,       &&op_JgeU,   &&op_LoopNext,
@@ -399,16 +414,30 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
       &&op_Barrier, &&op_Fence,   &&op_Return,   &&op_Trap,
   };
   static_assert(std::size(kHandlers) == kOpCount, "one handler per opcode, in enum order");
+  // Watch::Races: the handler of a load the race detector does not watch (Op::Load's, less the call).
+  [[maybe_unused]] static constexpr void* kLoadUnwatched = &&op_LoadUnwatched;
 
   if (threaded_table_ != kHandlers) {  // once per engine: one instantiation runs a whole dispatch
     threaded_.resize(prog_.code.size());
     for (std::size_t i = 0; i < prog_.code.size(); ++i)
       threaded_[i] = Threaded{prog_.code[i], kHandlers[static_cast<int>(prog_.code[i].op)]};
+    if constexpr (kWatch == Watch::Races) {
+      // A load of a buffer the detector does not watch (never written: it cannot race) skips it;
+      // the others carry their race site in `e` (unused by loads and stores).
+      for (std::size_t i = 0; i < threaded_.size(); ++i) {
+        Threaded& t = threaded_[i];
+        const bool load = t.in.op == Op::Load || t.in.op == Op::LoadBool || t.in.op == Op::LoadF32;
+        if (load && !races_->watches(t.in.a)) t.handler = kLoadUnwatched;
+        if (load || t.in.op == Op::Store) t.in.e = races_->site_of(static_cast<std::uint32_t>(i));
+      }
+    }
     threaded_table_ = kHandlers;
   }
   const Threaded* const code = threaded_.data();
   View* const views = views_.data();
   [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
+  [[maybe_unused]] RaceDetector* const races = races_;
+  constexpr bool kObserved = kWatch == Watch::Observers;
   // The engine's arrays in locals: a store through a buffer pointer (memcpy) may alias any member,
   // so members would be reloaded after every store. The barrier bookkeeping stays in the members:
   // only the barrier handler reads it, with no store in between, and as locals GCC packed it into
@@ -577,30 +606,40 @@ op_CheckU32:
     goto done;
   }
   GC_NEXT();
+// A load: the word, converted for LoadBool / LoadF32; `watched` says whether an observer or the race
+// detector sees it. A macro, for the two handlers below.
+#define GC_LOAD(watched)                                                                            \
+  do {                                                                                              \
+    const View v = views[in->a];                                                                    \
+    const std::uint32_t i = r[in->b];                                                               \
+    if (i < v.count) [[likely]] {                                                                   \
+      const std::uint32_t w = read_word(v.data + std::size_t{i} * 4);                               \
+      r[in->d] = in->op == Op::Load       ? w                                                       \
+                 : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)                                      \
+                                          : ir::scalar::f32_canonical(w);                           \
+      if constexpr (watched && kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base); \
+      if constexpr (watched && kWatch == Watch::Races)                                              \
+        races->load(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, w, [ip, pc_of] { return pc_of(ip); }); \
+      if constexpr (kUninit) {                                                                      \
+        if (v.shadow_offset != kNoShadow) {                                                         \
+          const std::uint32_t word = v.shadow_offset + i;                                           \
+          if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]                          \
+            uninit_->report(Access{in->a, i, pc_of(ip), workgroup, slot - base, w, w, false});      \
+        }                                                                                           \
+      }                                                                                             \
+    } else {                                                                                        \
+      r[in->d] = 0;                                                                                 \
+      out_of_bounds(AccessKind::Load, in->a, i, pc_of(ip), workgroup, slot - base);                \
+    }                                                                                               \
+    GC_NEXT();                                                                                      \
+  } while (false)
 op_Load:
 op_LoadBool:
-op_LoadF32 : {
-  const View v = views[in->a];
-  const std::uint32_t i = r[in->b];
-  if (i < v.count) [[likely]] {
-    const std::uint32_t w = read_word(v.data + std::size_t{i} * 4);
-    r[in->d] = in->op == Op::Load       ? w
-               : in->op == Op::LoadBool ? (w != 0 ? 1u : 0u)
-                                        : ir::scalar::f32_canonical(w);
-    if constexpr (kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base);
-    if constexpr (kUninit) {
-      if (v.shadow_offset != kNoShadow) {
-        const std::uint32_t word = v.shadow_offset + i;
-        if (((shadow[word / 64] >> (word % 64)) & 1u) == 0) [[unlikely]]
-          uninit_->report(Access{in->a, i, pc_of(ip), workgroup, slot - base, w, w, false});
-      }
-    }
-  } else {
-    r[in->d] = 0;
-    out_of_bounds(AccessKind::Load, in->a, i, pc_of(ip), workgroup, slot - base);
-  }
-  GC_NEXT();
-}
+op_LoadF32:
+  GC_LOAD(true);
+op_LoadUnwatched:  // Watch::Races only (kLoadUnwatched)
+  GC_LOAD(false);
+#undef GC_LOAD
 op_Store : {
   const View v = views[in->a];
   const std::uint32_t i = r[in->b];
@@ -610,6 +649,12 @@ op_Store : {
       const std::uint32_t before = read_word(p);
       write_word(p, r[in->c]);
       notify(AccessKind::Store, in->a, i, r[in->c], before, pc_of(ip), slot - base);
+    } else if constexpr (kWatch == Watch::Races) {
+      const std::uint32_t before = read_word(p);
+      const std::uint32_t value = r[in->c];
+      write_word(p, value);
+      races->store(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,
+                   [ip, pc_of] { return pc_of(ip); });
     } else {
       write_word(p, r[in->c]);
     }
@@ -637,6 +682,7 @@ op_Atomic : {
     r[in->d] = old;
     if constexpr (kObserved)
       notify(AccessKind::Atomic, in->a, i, res.stored, old, pc_of(ip), slot - base, cas_failed);
+    if constexpr (kWatch == Watch::Races) races->atomic(in->a, i, pc_of(ip), slot - base, res.stored, old, cas_failed);
   } else {
     r[in->d] = 0;
     out_of_bounds(AccessKind::Atomic, in->a, i, pc_of(ip), workgroup, slot - base);
@@ -712,7 +758,7 @@ done:
 }
 
 void Engine::notify_access(AccessKind kind, const Access& a) {
-  for (Observer* o : observers_) {
+  for (Observer* o : access_observers_) {
     switch (kind) {
       case AccessKind::Load: o->on_load(a); break;
       case AccessKind::Store: o->on_store(a); break;
@@ -815,7 +861,13 @@ void Engine::out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t 
     case AccessKind::Store: ++c.stores; break;
     case AccessKind::Atomic: ++c.atomics; break;
   }
-  for (Observer* o : observers_) o->on_out_of_bounds(kind, buffer, index, pc, workgroup, local);
+  // Not races_: the race detector keeps Observer's empty on_out_of_bounds (nothing was read or written).
+  if (!access_observers_.empty()) notify_out_of_bounds(kind, buffer, index, pc, workgroup, local);
+}
+
+void Engine::notify_out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index, std::uint32_t pc,
+                                  std::uint32_t workgroup, std::uint32_t local) {
+  for (Observer* o : access_observers_) o->on_out_of_bounds(kind, buffer, index, pc, workgroup, local);
 }
 
 }  // namespace gridcheck::interp

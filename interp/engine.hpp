@@ -16,9 +16,12 @@
 // workgroup (workgroup barriers) or of the grid (grid_sync) must agree, until the next release.
 //
 // Speed (docs/engineering.md#lesson-10): one loop runs all ready invocations of a workgroup, switching frames
-// in place; direct-threaded dispatch; observers cost nothing unless attached (a separate
-// instantiation of the loop); the uninitialised-read check is inline in the loop (its own
-// instantiation), a shadow bit per workgroup word, not an observer call per access.
+// in place; direct-threaded dispatch; observers cost nothing per access unless one watches accesses
+// (a separate instantiation of the loop); the uninitialised-read check is inline in the loop (its own
+// instantiation), a shadow bit per workgroup word, not an observer call per access; so is the race
+// detector when no other observer watches accesses (its own instantiation: RaceDetector::load /
+// store / atomic, whose common cases are inline, instead of a virtual call with an Access per access;
+// loads of buffers it does not watch get a handler without it).
 //
 // Preconditions (checked by interpreter.cpp before constructing): the grid and buffers are within
 // the resource limits, every storage buffer holds whole words up to 2^32-1 elements.
@@ -30,6 +33,7 @@
 #include "interp/compiled_program.hpp"
 #include "interp/interpreter.hpp"
 #include "interp/observer.hpp"
+#include "interp/race_detector.hpp"
 #include "interp/result.hpp"
 #include "interp/schedule.hpp"
 #include "interp/uninit_detector.hpp"
@@ -38,9 +42,12 @@ namespace gridcheck::interp {
 
 class Engine {
  public:
-  /// `uninit` (may be null) is driven directly, not as an observer (uninit_detector.hpp).
+  /// `uninit` (may be null) is driven directly, not as an observer (uninit_detector.hpp). So is
+  /// `races` (may be null; when given, no observer may watch accesses: a race detector that runs
+  /// beside an observer of accesses is one of the observers, and gets its accesses through on_load /
+  /// on_store / on_atomic).
   Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
-         UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result);
+         RaceDetector* races, UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result);
 
   /// Runs `fixpoint` launches over the storage bytes and sets the result's status, trap,
   /// divergence, oob report and steps. The storage holds the final bytes afterwards.
@@ -53,6 +60,9 @@ class Engine {
  private:
   enum class Stop : std::uint8_t { Barrier, Fence, Finished, Trap, Divergence, OutOfFuel };
   enum class Status : std::uint8_t { Ready, AtBarrier, AtFence, Finished };
+  /// Who watches the accesses of run_lanes' instantiation: nobody, the race detector alone (called
+  /// directly), or the observers (notify_access).
+  enum class Watch : std::uint8_t { None, Races, Observers };
 
   static constexpr std::uint32_t kNoShadow = UINT32_MAX;
   struct View {
@@ -81,7 +91,7 @@ class Engine {
   void start_workgroup(std::uint32_t workgroup, std::uint32_t base);
   /// Runs each ready invocation of the workgroup until it blocks, in the order of `order` (the
   /// workgroup's lanes_ slots, schedule order); false when the run stopped.
-  template <bool kObserved, bool kUninit>
+  template <Watch kWatch, bool kUninit>
   bool run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::uint32_t* order);
   /// Books an invocation's stop (barrier/fence arrival checks); false when the run stopped.
   bool on_stop(Stop stop, std::uint32_t slot, std::uint32_t workgroup, std::uint32_t local);
@@ -89,7 +99,7 @@ class Engine {
   /// checks the deadline. True when the loop may go on.
   bool refuel(std::int64_t& fuel);
 
-  /// Every observer's on_load / on_store / on_atomic.
+  /// Every access observer's on_load / on_store / on_atomic.
   [[gnu::noinline]] void notify_access(AccessKind kind, const Access& a);
   bool record(RecordScope scope, std::uint32_t pc, std::uint32_t value, std::uint32_t slot, std::uint32_t workgroup,
               std::uint32_t local);
@@ -106,8 +116,12 @@ class Engine {
   void trap(ir::TrapKind kind, std::uint32_t pc, std::uint32_t workgroup, std::uint32_t local, std::string message);
   void diverge(DivergenceKind kind, bool grid_scope, std::uint32_t pc_a, std::uint32_t wg_a, std::uint32_t local_a,
                std::uint32_t pc_b, std::uint32_t wg_b, std::uint32_t local_b, std::string message);
+  /// Counts an out-of-bounds access (its first one per buffer in detail) and tells the observers.
   [[gnu::cold]] void out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index, std::uint32_t pc,
                                    std::uint32_t workgroup, std::uint32_t local);
+  /// out_of_bounds' observer calls, apart: without them out_of_bounds saves no registers.
+  [[gnu::noinline]] void notify_out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index,
+                                              std::uint32_t pc, std::uint32_t workgroup, std::uint32_t local);
 
   std::uint32_t* frame(std::uint32_t slot) { return frames_.data() + std::size_t{slot} * frame_words_; }
   std::uint32_t slot_base(std::uint32_t workgroup) const { return resident_all_ ? workgroup * lanes_ : 0; }
@@ -116,6 +130,8 @@ class Engine {
   const CompiledProgram& prog_;
   const RunOptions& opts_;
   std::span<Observer* const> observers_;
+  RaceDetector* races_;
+  std::vector<Observer*> access_observers_;  ///< those of observers_ that watch accesses
   UninitDetector* uninit_;
   std::uint64_t* wg_shadow_ = nullptr;  ///< the running workgroup's uninit shadow (with uninit_)
   RunResult& result_;

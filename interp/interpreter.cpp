@@ -193,7 +193,13 @@ RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Gri
   if (checks_uninit(program, options)) {
     uninit = std::make_unique<UninitDetector>(program);
   }
-  Engine engine(program, options, observers, uninit.get(), grid, buffers, result);
+  // The race detector is driven directly (engine.hpp) unless another observer watches accesses; then
+  // it is one of the observers.
+  const bool others_watch = std::any_of(options.observers.begin(), options.observers.end(),
+                                        [](const Observer* o) { return o->watches_accesses(); });
+  RaceDetector* const direct_races = others_watch ? nullptr : races.get();
+  if (direct_races != nullptr) observers.pop_back();
+  Engine engine(program, options, observers, direct_races, uninit.get(), grid, buffers, result);
   engine.run(fixpoint);
   if (races) {
     result.races = races->take_reports();

@@ -57,6 +57,10 @@ struct Access {
 class Observer {
  public:
   virtual ~Observer() = default;
+  /// False for an observer that leaves on_load, on_store, on_atomic and on_out_of_bounds empty: the
+  /// engine does not call them on it, and when no observer watches accesses it runs its loop without
+  /// per-access calls; every other hook is still called. Asked once, before the run.
+  virtual bool watches_accesses() const { return true; }
   virtual void on_launch_begin(const LaunchContext&) {}
   virtual void on_workgroup_enter(std::uint32_t /*workgroup*/) {}
   virtual void on_load(const Access&) {}

@@ -25,7 +25,12 @@ class Recorder final : public Observer {
   /// buffer index -> element -> (global invocation, site) of the last store
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<InvocationIds, Site>> last_writer;
   LaunchContext ctx;
+  bool accesses = true;  ///< watches_accesses
+  std::size_t accesses_seen = 0;
 
+  bool watches_accesses() const override { return accesses; }
+  void on_load(const Access&) override { ++accesses_seen; }
+  void on_atomic(const Access&) override { ++accesses_seen; }
   void on_launch_begin(const LaunchContext& c) override {
     ctx = c;
     events.push_back("launch " + std::to_string(c.launch));
@@ -45,6 +50,7 @@ class Recorder final : public Observer {
     events.push_back("end " + std::to_string(launch));
   }
   void on_store(const Access& a) override {
+    ++accesses_seen;
     last_writer[{a.buffer, a.element}] = {ctx.ids(a.workgroup, a.local), ctx.site(a.pc)};
   }
   void on_out_of_bounds(AccessKind kind, std::uint32_t, std::uint64_t index, std::uint32_t, std::uint32_t,
@@ -94,6 +100,66 @@ TEST(Interp_Observers, StoresCarryTheInvocationAndSiteForALastWriterMap) {
   EXPECT_EQ(w3.second.path, "entry[0].body[0]");
   // out has 4 elements; invocations 4..7 store out of bounds in the first statement.
   EXPECT_EQ(std::count_if(rec.events.begin(), rec.events.end(), [](const std::string& e) { return e.rfind("oob store", 0) == 0; }), 4);
+}
+
+ir::Program loads_stores_atomics_barriers_fences() {
+  Builder b({2, 1, 1});
+  Buf sh = b.workgroup("sh", 2, ScalarType::U32);
+  Buf v = b.read_write("v", 0, ScalarType::U32, 4);
+  Buf n = b.read_write("n", 1, ScalarType::U32, 1);
+  return b.wrapped({b.store(sh, b.lid(), b.gid()), b.barrier(), b.store(v, b.gid(), b.load(sh, b.u32(1) - b.lid())),
+                    b.grid_sync(), b.let("old", b.atomic_add(n, b.u32(0), b.u32(1))),
+                    b.store(v, b.gid(), b.load(v, b.gid()) + b.u32(10)),
+                    b.if_(b.gid() == b.u32(3), {b.store(v, b.gid() * b.u32(3), b.u32(1))})});  // out of bounds
+}
+
+/// The events other than out-of-bounds accesses.
+std::vector<std::string> in_bounds_events(const Recorder& r) {
+  std::vector<std::string> out;
+  for (const std::string& e : r.events)
+    if (e.rfind("oob ", 0) != 0) out.push_back(e);
+  return out;
+}
+
+TEST(Interp_Observers, AnObserverThatDeclinesAccessesGetsEveryOtherHookAndNoAccessInOrOutOfBounds) {
+  for (bool races : {false, true}) {
+    Recorder declining, watching;
+    declining.accesses = false;
+    RunOptions o = memory_defined();  // the out-of-bounds store is defined behaviour
+    o.detect_races = races;
+    o.observers = {&declining, &watching};
+    const std::vector<Bytes> inputs = {to_bytes(fill(4, 0)), to_bytes({0})};
+    const RunResult r = run_reference(loads_stores_atomics_barriers_fences(), inputs, Grid{2, 1, 1}, 1, o);
+    ASSERT_TRUE(r.ok()) << explain(r);
+    EXPECT_EQ(declining.accesses_seen, 0u);
+    EXPECT_EQ(watching.accesses_seen, 4u * 6u);  // 4 invocations, each: 3 stores, 2 loads, 1 atomic
+    EXPECT_EQ(declining.events, in_bounds_events(watching));
+    EXPECT_EQ(watching.events.size(), declining.events.size() + 1);  // the out-of-bounds store
+    EXPECT_EQ(declining.fence_snapshots, watching.fence_snapshots);
+  }
+}
+
+TEST(Interp_Observers, AnObserverThatDeclinesAccessesAloneGetsTheSameHooksAsOneThatWatches) {
+  // Alone, it leaves the engine its loop without access calls (with the race detector: the
+  // detector's direct path); the other hooks arrive as they do for an observer of accesses.
+  for (bool races : {false, true}) {
+    Recorder declining, watching;
+    declining.accesses = false;
+    const std::vector<Bytes> inputs = {to_bytes(fill(4, 0)), to_bytes({0})};
+    RunOptions o = memory_defined();
+    o.detect_races = races;
+    o.observers = {&declining};
+    const RunResult a = run_reference(loads_stores_atomics_barriers_fences(), inputs, Grid{2, 1, 1}, 1, o);
+    o.observers = {&watching};
+    const RunResult b = run_reference(loads_stores_atomics_barriers_fences(), inputs, Grid{2, 1, 1}, 1, o);
+    ASSERT_TRUE(a.ok()) << explain(a);
+    ASSERT_TRUE(b.ok()) << explain(b);
+    EXPECT_EQ(declining.accesses_seen, 0u);
+    EXPECT_GT(watching.accesses_seen, 0u);
+    EXPECT_EQ(declining.events, in_bounds_events(watching));
+    EXPECT_EQ(declining.fence_snapshots, watching.fence_snapshots);
+    EXPECT_FALSE(declining.events.empty());
+  }
 }
 
 }  // namespace

@@ -9,14 +9,13 @@
 namespace gridcheck::interp {
 namespace {
 
-// A tag: kEscalated | pool index, or access-kind flags | `when` of the one invocation it holds.
-constexpr std::uint32_t kEscalated = 0x80000000u;
-constexpr std::uint32_t kWhenBits = 26;
-constexpr std::uint32_t kWhenMask = (1u << kWhenBits) - 1;
-constexpr std::uint32_t kFlagOf[RaceDetector::kKinds] = {1u << 26, 1u << 27, 1u << 28, 1u << 29};
-constexpr std::uint32_t kKindFlags = 0xFu << 26;
-/// The invocation's plain writes in its interval stored more than one value (or mix with atomics).
-constexpr std::uint32_t kSeveralValues = 1u << 30;
+constexpr std::uint32_t kEscalated = RaceDetector::kEscalated;
+constexpr std::uint32_t kWhenMask = RaceDetector::kWhenMask;
+constexpr std::uint32_t kFlagOf[RaceDetector::kKinds] = {
+    RaceDetector::flag_of(RaceDetector::kRead), RaceDetector::flag_of(RaceDetector::kWrite),
+    RaceDetector::flag_of(RaceDetector::kAtomicWrite), RaceDetector::flag_of(RaceDetector::kAtomicRead)};
+constexpr std::uint32_t kKindFlags = RaceDetector::kKindFlags;
+constexpr std::uint32_t kSeveralValues = RaceDetector::kSeveralValues;
 constexpr std::uint32_t kResetFloor = 1u << 20;  // intervals kept before a reset at a phase boundary
 constexpr std::uint16_t kUnknownSite = 0xFFFF;
 
@@ -30,22 +29,20 @@ constexpr std::uint8_t kConflicts[RaceDetector::kKinds] = {
     /* atomic read */ (1 << Kind::kWrite),
 };
 
-/// A tag keeps one site for all the kinds of its invocation: the site of the kind whose conflicts
-/// include the others' (a plain write's include everything; an atomic read's are included in all).
-constexpr int site_rank(Kind k) {
-  switch (k) {
-    case Kind::kWrite: return 3;
-    case Kind::kRead:
-    case Kind::kAtomicWrite: return 2;
-    default: return 1;
-  }
-}
-int best_rank(std::uint32_t tag) {
+constexpr int site_rank(Kind k) { return RaceDetector::site_rank(k); }
+constexpr int best_rank(std::uint32_t tag) {
   int rank = 0;
   for (int k = 0; k < RaceDetector::kKinds; ++k)
     if (tag & kFlagOf[k]) rank = std::max(rank, site_rank(static_cast<Kind>(k)));
   return rank;
 }
+/// The direct path's table is best_rank by the flags.
+constexpr bool best_rank_table_agrees() {
+  for (std::uint32_t f = 0; f < 16; ++f)
+    if (RaceDetector::kBestRank[f] != best_rank(f << RaceDetector::kFlagShift)) return false;
+  return true;
+}
+static_assert(best_rank_table_agrees());
 
 std::vector<bool> compute_written_buffers(const CompiledProgram& program) {
   std::vector<bool> written(program.buffers.size(), false);
@@ -192,6 +189,10 @@ RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes
     sites_ = &own_sites_;
   }
   site_of_pc_ = sites_->site_of_pc.data();
+  direct_.resize(shadow_.size());
+  for (std::size_t b = 0; b < shadow_.size(); ++b)
+    if (!shadow_[b].tags.empty())
+      direct_[b] = Direct{shadow_[b].tags.data(), shadow_[b].sites.data(), shadow_[b].workgroup ? 0u : 1u};
   workgroup_of_.push_back(0);  // interval 0 means "no access"
 }
 
@@ -210,6 +211,7 @@ void RaceDetector::next_epoch() {
   if (intervals * lanes_ > (kWhenMask >> 1) || intervals > std::max<std::uint64_t>(kResetFloor, shadow_cells_))
     reset_shadow();
   phase_first_ = static_cast<std::uint32_t>(workgroup_of_.size()) * lanes_;
+  floor_[1] = phase_first_;
 }
 
 void RaceDetector::reset_shadow() {
@@ -223,11 +225,12 @@ bool RaceDetector::new_interval(std::uint8_t mask) {
   const std::uint64_t next = workgroup_of_.size();
   if ((next + 1) * lanes_ > kWhenMask) {
     incomplete_ = true;
+    direct_.assign(direct_.size(), Direct{});  // the direct path checks nothing more either
     return false;
   }
   workgroup_of_.push_back(workgroup_of_.back());
   const auto first = static_cast<std::uint32_t>(next * lanes_);
-  if (mask & kOrdersWorkgroupMemory) interval_first_[0] = first;
+  if (mask & kOrdersWorkgroupMemory) interval_first_[0] = floor_[0] = first;
   if (mask & kOrdersStorageMemory) interval_first_[1] = first;
   return true;
 }
@@ -235,6 +238,7 @@ bool RaceDetector::new_interval(std::uint8_t mask) {
 void RaceDetector::on_workgroup_enter(std::uint32_t workgroup) {
   if (incomplete_ || !new_interval(kOrdersAllMemory)) return;
   workgroup_of_.back() = workgroup;
+  workgroup_ = workgroup;
   group_first_ = interval_first_[0];
 }
 
@@ -258,6 +262,17 @@ void RaceDetector::on_load(const Access& a) { access(a, Kind::kRead); }
 void RaceDetector::on_store(const Access& a) { access(a, Kind::kWrite); }
 void RaceDetector::on_atomic(const Access& a) {
   access(a, a.compare_exchange_failed ? Kind::kAtomicRead : Kind::kAtomicWrite);
+}
+
+void RaceDetector::atomic(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
+                          std::uint32_t value, std::uint32_t previous, bool compare_exchange_failed) {
+  access(Access{buffer, element, pc, workgroup_, local, value, previous, compare_exchange_failed},
+         compare_exchange_failed ? Kind::kAtomicRead : Kind::kAtomicWrite);
+}
+
+void RaceDetector::slow(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
+                        std::uint32_t value, std::uint32_t previous, Kind kind) {
+  access(Access{buffer, element, pc, workgroup_, local, value, previous, false}, kind);
 }
 
 void RaceDetector::access(const Access& a, Kind kind) {
@@ -304,7 +319,12 @@ void RaceDetector::access(const Access& a, Kind kind) {
     }
     escalate(s, a);
   }
-  check_full(s, a, kind, when);
+  switch (kind) {
+    case Kind::kRead: check_full<Kind::kRead>(s, a, when); break;
+    case Kind::kWrite: check_full<Kind::kWrite>(s, a, when); break;
+    case Kind::kAtomicWrite: check_full<Kind::kAtomicWrite>(s, a, when); break;
+    default: check_full<Kind::kAtomicRead>(s, a, when); break;
+  }
 }
 
 void RaceDetector::escalate(Shadow& s, const Access& a) {
@@ -323,7 +343,8 @@ void RaceDetector::escalate(Shadow& s, const Access& a) {
   tag = kEscalated | index;
 }
 
-void RaceDetector::check_full(Shadow& s, const Access& a, Kind kind, std::uint32_t when) {
+template <RaceDetector::Kind kind>
+void RaceDetector::check_full(Shadow& s, const Access& a, std::uint32_t when) {
   std::uint32_t& tag = s.tags[a.element];
   const std::uint32_t index = tag & ~kEscalated;
   Full& f = pool_[index];

@@ -24,6 +24,10 @@
 // workgroups one at a time between grid_syncs and numbers intervals in execution order, "ordered"
 // reduces to comparisons of interval numbers.
 //
+// Two ways in: as an Observer (on_load / on_store / on_atomic with an Access), or driven directly by
+// the engine when no other observer watches accesses (load / store / atomic below: the same checks,
+// the common cases inline in the engine's loop, no virtual call and no Access built; engine.hpp).
+//
 // Reports name both invocations (global, local, workgroup ids), both sites and both access kinds;
 // a pair of sites and kinds on one buffer is reported once, with an occurrence count and its first
 // RaceReport::kMaxElements distinct elements.
@@ -65,7 +69,47 @@ class RaceDetector final : public Observer {
   void on_store(const Access& a) override;
   void on_atomic(const Access& a) override;
 
+  /// The engine's direct path: the same as on_load / on_store / on_atomic with an Access of these
+  /// fields and the running workgroup (the one last entered). The engine calls no on_out_of_bounds
+  /// on it there: the detector keeps Observer's empty one (nothing was read or written).
+  /// The common cases (an element last touched before the access's floor, or by the same invocation
+  /// in the same interval) are inline and need only the access's site (site_of(pc), which the engine
+  /// keeps beside the instruction); the rest go to the observer path's code, with the instruction
+  /// from `pc()`.
+  template <class PcOf>
+  void load(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
+            const PcOf& pc) {
+    plain<kRead>(buffer, element, site, local, value, value, pc);
+  }
+  template <class PcOf>
+  void store(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
+             std::uint32_t previous, const PcOf& pc) {
+    plain<kWrite>(buffer, element, site, local, value, previous, pc);
+  }
+  /// The site of the access at instruction `pc` (an index into the program's race sites).
+  std::uint16_t site_of(std::uint32_t pc) const { return site_of_pc_[pc]; }
+  /// False for a buffer whose accesses the direct path ignores (never written, so none can race;
+  /// every buffer once the detector stopped): the engine may skip its loads.
+  bool watches(std::uint32_t buffer) const { return direct_[buffer].tags != nullptr; }
+  [[gnu::noinline]] void atomic(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
+                                std::uint32_t value, std::uint32_t previous, bool compare_exchange_failed);
+
   enum Kind : std::uint8_t { kRead, kWrite, kAtomicWrite, kAtomicRead, kKinds };
+
+  // A tag: kEscalated | pool index, or access-kind flags | `when` of the one invocation it holds.
+  static constexpr std::uint32_t kEscalated = 0x80000000u;
+  static constexpr std::uint32_t kWhenBits = 26;
+  static constexpr std::uint32_t kWhenMask = (1u << kWhenBits) - 1;
+  static constexpr std::uint32_t kFlagShift = 26;
+  static constexpr std::uint32_t kKindFlags = 0xFu << kFlagShift;
+  static constexpr std::uint32_t flag_of(Kind k) { return 1u << (kFlagShift + k); }
+  /// The invocation's plain writes in its interval stored more than one value (or mix with atomics).
+  static constexpr std::uint32_t kSeveralValues = 1u << 30;
+  /// A tag keeps one site for all the kinds of its invocation: the site of the kind whose conflicts
+  /// include the others' (a plain write's include everything; an atomic read's are included in all).
+  static constexpr int site_rank(Kind k) { return k == kWrite ? 3 : k == kRead || k == kAtomicWrite ? 2 : 1; }
+  /// The highest site_rank of the kinds in a tag's flags, by (tag >> kFlagShift) & 0xF.
+  static constexpr std::uint8_t kBestRank[16] = {0, 2, 3, 3, 2, 2, 3, 3, 1, 2, 3, 3, 2, 2, 3, 3};
 
   /// One access: `when` = interval number * invocations per workgroup + local id (0 = none).
   struct Rep {
@@ -100,9 +144,23 @@ class RaceDetector final : public Observer {
     std::vector<std::uint16_t> sites;
     bool workgroup = false;
   };
+  /// Per buffer, what the direct path needs: the shadow (null when never written, and for every
+  /// buffer once the detector is incomplete) and its memory class (0 workgroup, 1 storage).
+  struct Direct {
+    std::uint32_t* tags = nullptr;
+    std::uint16_t* sites = nullptr;
+    std::uint32_t storage = 0;
+  };
+  template <Kind kind, class PcOf>
+  void plain(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
+             std::uint32_t previous, const PcOf& pc);
+  [[gnu::noinline]] void slow(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
+                              std::uint32_t value, std::uint32_t previous, Kind kind);
   void access(const Access& a, Kind kind);
   void escalate(Shadow& s, const Access& a);
-  void check_full(Shadow& s, const Access& a, Kind kind, std::uint32_t when);
+  /// By kind: the conflicts to check are known at compile time.
+  template <Kind kind>
+  void check_full(Shadow& s, const Access& a, std::uint32_t when);
   bool new_interval(std::uint8_t mask);
   void next_epoch();
   void reset_shadow();
@@ -124,6 +182,10 @@ class RaceDetector final : public Observer {
   std::uint32_t phase_first_ = 0;        ///< `when` of the current grid phase's first access
   std::uint32_t group_first_ = 0;        ///< `when` of the current workgroup's first access
   std::uint32_t interval_first_[2] = {}; ///< per memory class (0 workgroup, 1 storage): the current interval's
+  /// Per memory class: records below it are ordered before any access now (interval_first_[0], phase_first_).
+  std::uint32_t floor_[2] = {};
+  std::uint32_t workgroup_ = 0;          ///< the workgroup last entered
+  std::vector<Direct> direct_;
   bool incomplete_ = false;
 
   RaceSites own_sites_;             ///< when the program came without its tables
@@ -134,5 +196,40 @@ class RaceDetector final : public Observer {
   std::unordered_map<std::uint64_t, std::size_t> seen_;
   std::uint64_t dropped_ = 0;
 };
+
+template <RaceDetector::Kind kind, class PcOf>
+inline void RaceDetector::plain(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local,
+                                std::uint32_t value, std::uint32_t previous, const PcOf& pc) {
+  static_assert(kind == kRead || kind == kWrite);
+  // Field by field, not a copy of the Direct: GCC keeps a copy on the stack for the slow call.
+  const Direct* const d = direct_.data() + buffer;
+  std::uint32_t* const tags = d->tags;
+  if (tags == nullptr) return;  // never written (no race possible), or the detector stopped
+  const std::uint32_t t = tags[element];
+  const std::uint32_t storage = d->storage;
+  const std::uint32_t when = interval_first_[storage] + local;
+  constexpr std::uint32_t flag = flag_of(kind);
+  if ((t & kEscalated) == 0) [[likely]] {
+    const std::uint32_t held = t & kWhenMask;
+    if (held < floor_[storage]) [[likely]] {  // everything it held is ordered before this access
+      tags[element] = when | flag;
+      d->sites[element] = site;
+      return;
+    }
+    if (held == when) {  // the same invocation again, same interval: access()'s same case
+      const std::uint32_t kinds = (t & kKindFlags) | flag;
+      constexpr std::uint32_t w = flag_of(kWrite), aw = flag_of(kAtomicWrite);
+      if (kind == kWrite || (kinds & (aw | w)) != aw) {  // not a read beside an atomic write only
+        std::uint32_t several = t & kSeveralValues;
+        if (kind == kWrite && (t & (w | aw)) && value != previous) several = kSeveralValues;
+        if ((kinds & (w | aw)) == (w | aw)) several = kSeveralValues;
+        if (site_rank(kind) >= kBestRank[(t & kKindFlags) >> kFlagShift]) d->sites[element] = site;
+        tags[element] = when | kinds | several;
+        return;
+      }
+    }
+  }
+  slow(buffer, element, pc(), local, value, previous, kind);
+}
 
 }  // namespace gridcheck::interp

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "interp/interpreter.hpp"
+#include "interp/observer.hpp"
 #include "interp/test_support.hpp"
 #include "ir/builder.hpp"
 
@@ -16,6 +17,44 @@ using ir::Builder;
 using ir::Buf;
 using ir::ScalarType;
 
+/// An observer that watches nothing: attached beside the race detector, it makes the detector an
+/// observer too (on_load / on_store / on_atomic), instead of the engine's direct path (engine.hpp).
+class NoOpObserver final : public Observer {};
+/// One that declines accesses: the detector beside it stays on the direct path.
+class NoAccessObserver final : public Observer {
+ public:
+  bool watches_accesses() const override { return false; }
+};
+
+/// What a run reports, for comparing the two paths of the race detector.
+std::string reported(const RunResult& r) {
+  std::string s = std::string(name_of(r.status)) + "\n" + ir::render(r.diagnostics);
+  for (const RaceReport& race : r.races) {
+    s += race.message + " launch " + std::to_string(race.launch) + " occurrences " + std::to_string(race.occurrences) +
+         " elements";
+    for (std::uint64_t e : race.elements) s += " " + std::to_string(e);
+    s += "\n";
+  }
+  for (const OutputBuffer& o : r.outputs) s += o.name + " " + ::testing::PrintToString(o.bytes) + "\n";
+  return s;
+}
+
+/// Runs `run` (which executes with the options it is given) on the race detector's direct path and
+/// on its observer path, checks that both report the same, and returns the direct path's result.
+template <class Run>
+RunResult on_both_paths(RunOptions o, const Run& run) {
+  RunResult direct = run(o);
+  NoAccessObserver declining;
+  RunOptions beside = o;
+  beside.observers.push_back(&declining);
+  EXPECT_EQ(reported(direct), reported(run(beside))) << "an observer that declines accesses changed the reports";
+  NoOpObserver none;
+  o.observers.push_back(&none);
+  const RunResult observed = run(o);
+  EXPECT_EQ(reported(direct), reported(observed)) << "the race detector's direct and observer paths differ";
+  return direct;
+}
+
 RunResult run_races(const ir::Program& p, const std::vector<Bytes>& inputs, Grid grid,
                     Schedule schedule = Schedule::in_order(), std::uint32_t fixpoint = 1, bool strict = false) {
   RunOptions o;
@@ -23,7 +62,7 @@ RunResult run_races(const ir::Program& p, const std::vector<Bytes>& inputs, Grid
   o.schedule = schedule;
   o.same_value_writes_race = strict;
   o.uninit = ir::MemoryCheck::Defined;  // these tests are about races only
-  return run_reference(p, inputs, grid, fixpoint, o);
+  return on_both_paths(o, [&](const RunOptions& with) { return run_reference(p, inputs, grid, fixpoint, with); });
 }
 
 const std::vector<Schedule> kSchedules = {Schedule::in_order(), Schedule::reversed(), Schedule::shuffle(1),
@@ -368,7 +407,10 @@ RunResult run_with_barrier_mask(const ir::Program& p, std::uint8_t mask, std::ve
       any = true;
     }
   EXPECT_TRUE(any);
-  return execute(*prepared, buffers, grid, 1, o);
+  return on_both_paths(o, [&](const RunOptions& with) {
+    std::vector<Bytes> copy = buffers;
+    return execute(*prepared, copy, grid, 1, with);
+  });
 }
 
 /// Invocation 0 writes element 0 of a workgroup buffer and of a storage buffer; after a barrier
@@ -477,6 +519,56 @@ TEST(Interp_Races, SameValueWritesAcrossBarrierIntervalsAreTolerated) {  // the 
     ASSERT_EQ(r.status, RunStatus::Ok) << s.to_string() << explain(r);
     EXPECT_EQ(output(r, "out"), (Words{7}));
   }
+}
+
+// --- the direct path and the observer path (engine.hpp) ------------------------------------------------
+
+/// Storage written by every workgroup (`shared`: the same elements, else each its own), workgroup
+/// memory re-read and re-written across barriers by the same and by other invocations, atomics on a
+/// counter beside (`shared`) a plain store to it: the detector's one-invocation tags, its escalated
+/// histories, its same-invocation-later-interval records and its atomic kinds.
+ir::Program mixed_accesses(bool shared) {
+  Builder b({4, 1, 1});
+  Buf st = b.read_write("st", 0, ScalarType::U32, 8);
+  Buf counter = b.read_write("counter", 1, ScalarType::U32, 1);
+  Buf out = b.output("out", 2, ScalarType::U32, 8);
+  Buf sh = b.workgroup("sh", 4, ScalarType::U32);
+  std::vector<ir::S> body = {
+      b.store(sh, b.lid(), b.gid()),
+      b.store(st, shared ? b.lid() : b.gid(), b.gid() + b.load(st, shared ? b.lid() : b.gid())),
+      b.let("old", b.atomic_add(counter, b.u32(0), b.u32(1))),
+      b.barrier(),
+      b.let("v", b.load(sh, (b.lid() + b.u32(1)) % b.u32(4))),
+      b.barrier(),
+      b.store(sh, b.lid(), b.var("v") + b.load(sh, b.lid())),
+      b.store(sh, b.lid(), b.load(sh, b.lid()) * b.u32(3)),
+      b.barrier(),
+      b.store(out, b.gid(), b.load(sh, b.lid()) + b.load(sh, b.u32(0))),
+  };
+  if (shared) body.push_back(b.if_(b.gid() == b.u32(5), {b.store(counter, b.u32(0), b.u32(0))}));
+  return b.wrapped(body);
+}
+
+TEST(Interp_Races, TheDirectPathAndTheObserverPathReportTheSameRaces) {
+  const std::vector<Bytes> inputs = {to_bytes(iota(8)), to_bytes({0})};
+  for (const Schedule& s : kSchedules)
+    for (std::uint32_t fixpoint : {1u, 2u})
+      for (bool strict : {false, true}) {
+        // run_races compares the two paths' statuses, diagnostics, reports and outputs.
+        const RunResult r = run_races(mixed_accesses(true), inputs, Grid{2, 1, 1}, s, fixpoint, strict);
+        ASSERT_EQ(r.status, RunStatus::Race) << s.to_string();
+        EXPECT_EQ(racy_buffers(r), (std::vector<std::string>{"counter", "st"})) << explain(r);
+      }
+}
+
+TEST(Interp_Races, TheDirectPathAndTheObserverPathAgreeOnARaceFreeProgram) {  // the twin
+  const std::vector<Bytes> inputs = {to_bytes(iota(8)), to_bytes({0})};
+  for (const Schedule& s : kSchedules)
+    for (std::uint32_t fixpoint : {1u, 2u}) {
+      const RunResult r = run_races(mixed_accesses(false), inputs, Grid{2, 1, 1}, s, fixpoint);
+      ASSERT_EQ(r.status, RunStatus::Ok) << s.to_string() << explain(r);
+      EXPECT_TRUE(r.races.empty());
+    }
 }
 
 }  // namespace

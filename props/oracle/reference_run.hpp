@@ -24,6 +24,7 @@ class RepeatRecorder final : public interp::Observer {
   std::optional<std::uint32_t> end_repeat;  ///< 1-based pass
 
   void on_launch_end(std::uint32_t launch, const interp::MemoryView& m) override;
+  bool watches_accesses() const override { return false; }
 
  private:
   std::vector<std::vector<std::uint8_t>> previous_, current_;
