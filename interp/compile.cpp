@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
 #include <utility>
 
@@ -764,8 +765,10 @@ std::string CompiledProgram::path_string(std::uint32_t path) const {
     const PathNode& n = paths[i < std::size(chain) ? chain[i] : deep[i - std::size(chain)]];
     out += n.field;
     if (n.index != PathNode::kNone) {
+      char digits[12];
+      const auto end = std::to_chars(digits, digits + sizeof digits, n.index).ptr;
       out += '[';
-      fmt::format_to(std::back_inserter(out), "{}", n.index);
+      out.append(digits, end);
       out += ']';
     }
     if (i != 0) out += '.';
