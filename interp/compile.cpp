@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <iterator>
 #include <utility>
 
 #include "interp/compiled_program.hpp"
@@ -748,10 +750,29 @@ class Compiler {
 }  // namespace
 
 std::string CompiledProgram::path_string(std::uint32_t path) const {
-  const PathNode& n = paths[path];
-  std::string out = n.parent == PathNode::kNone ? std::string() : path_string(n.parent) + ".";
-  out += n.field;
-  if (n.index != PathNode::kNone) out += fmt::format("[{}]", n.index);
+  // Root first: the nodes from `path` up, then written in reverse into one string.
+  std::uint32_t chain[32];
+  std::vector<std::uint32_t> deep;  // past 32 levels
+  std::size_t depth = 0;
+  for (std::uint32_t p = path; p != PathNode::kNone; p = paths[p].parent) {
+    if (depth < std::size(chain)) chain[depth] = p;
+    else deep.push_back(p);
+    ++depth;
+  }
+  std::string out;
+  out.reserve(16 * depth);
+  for (std::size_t i = depth; i-- > 0;) {
+    const PathNode& n = paths[i < std::size(chain) ? chain[i] : deep[i - std::size(chain)]];
+    out += n.field;
+    if (n.index != PathNode::kNone) {
+      char digits[12];
+      const auto end = std::to_chars(digits, digits + sizeof digits, n.index).ptr;
+      out += '[';
+      out.append(digits, end);
+      out += ']';
+    }
+    if (i != 0) out += '.';
+  }
   return out;
 }
 

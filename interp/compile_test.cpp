@@ -220,5 +220,18 @@ TEST(Interp_Compile, DisassemblyNamesEveryInstructionAndItsSite) {
   EXPECT_NE(text.find("return"), std::string::npos);
 }
 
+TEST(Interp_Compile, APathReadsFromTheRootDownAtAnyDepth) {
+  // A chain of 40 nodes (deeper than path_string's fixed buffer): "entry.body[1].body[2]...".
+  CompiledProgram c;
+  c.paths.push_back(PathNode{PathNode::kNone, "entry", PathNode::kNone});
+  std::string expected = "entry";
+  for (std::uint32_t i = 1; i < 40; ++i) {
+    c.paths.push_back(PathNode{i - 1, "body", i});
+    expected += ".body[" + std::to_string(i) + "]";
+    EXPECT_EQ(c.path_string(i), expected) << i;
+  }
+  EXPECT_EQ(c.path_string(0), "entry");
+}
+
 }  // namespace
 }  // namespace gridcheck::interp

@@ -47,6 +47,17 @@ std::string_view u32_use_text(U32Use use) {
   return "value";
 }
 
+/// Engine::Storage's vectors: `mine` takes `kept`'s memory, empty (as a fresh vector).
+template <class T>
+void take(std::vector<T>& mine, std::vector<T>& kept) {
+  mine.swap(kept);
+  mine.clear();
+}
+template <class T>
+std::size_t capacity_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
 }  // namespace
 
 InvocationIds LaunchContext::ids(std::uint32_t workgroup, std::uint32_t local) const {
@@ -69,7 +80,8 @@ std::uint64_t Engine::state_bytes(const CompiledProgram& program, Grid grid) {
 }
 
 Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
-               RaceDetector* races, UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result)
+               RaceDetector* races, UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result,
+               Storage* reuse)
     : prog_(program),
       opts_(options),
       observers_(observers),
@@ -84,7 +96,30 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
       orders_(options.schedule),
       fuel_(static_cast<std::int64_t>(std::min<std::uint64_t>(options.limits.fuel, INT64_MAX))),
       reserve_(0),
-      deadline_(options.deadline) {
+      deadline_(options.deadline),
+      reuse_(reuse) {
+  if (reuse_ != nullptr) {
+    Storage& k = *reuse_;
+    take(access_observers_, k.access_observers);
+    take(threaded_, k.threaded);
+    take(views_, k.views);
+    take(storage_spans_, k.storage_spans);
+    take(workgroup_memory_, k.workgroup_memory);
+    take(frames_, k.frames);
+    take(pc_, k.pc);
+    take(status_, k.status);
+    take(record_wg_, k.record_wg);
+    take(record_grid_, k.record_grid);
+    take(alive_, k.alive);
+    take(local_ids_, k.local_ids);
+    take(wg_trace_, k.wg_trace);
+    take(grid_trace_, k.grid_trace);
+    take(lane_order_, k.lane_order);
+    take(identity_slots_, k.identity_slots);
+    take(shuffled_slots_, k.shuffled_slots);
+    take(wg_order_, k.wg_order);
+    take(oob_, k.oob);
+  }
   for (Observer* o : observers_)
     if (o->watches_accesses()) access_observers_.push_back(o);
   GC_ASSERT(races_ == nullptr || access_observers_.empty());
@@ -123,6 +158,39 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
   for (std::uint32_t l = 0; l < lanes_; ++l)
     local_ids_[l] = {l % size[0], (l / size[0]) % size[1], l / (size[0] * size[1])};
   oob_.resize(prog_.buffers.size());
+}
+
+Engine::~Engine() {
+  if (reuse_ == nullptr) return;
+  Storage& k = *reuse_;
+  k.access_observers.swap(access_observers_);
+  k.threaded.swap(threaded_);
+  k.views.swap(views_);
+  k.storage_spans.swap(storage_spans_);
+  k.workgroup_memory.swap(workgroup_memory_);
+  k.frames.swap(frames_);
+  k.pc.swap(pc_);
+  k.status.swap(status_);
+  k.record_wg.swap(record_wg_);
+  k.record_grid.swap(record_grid_);
+  k.alive.swap(alive_);
+  k.local_ids.swap(local_ids_);
+  k.wg_trace.swap(wg_trace_);
+  k.grid_trace.swap(grid_trace_);
+  k.lane_order.swap(lane_order_);
+  k.identity_slots.swap(identity_slots_);
+  k.shuffled_slots.swap(shuffled_slots_);
+  k.wg_order.swap(wg_order_);
+  k.oob.swap(oob_);
+}
+
+std::size_t Engine::Storage::bytes() const {
+  return capacity_bytes(access_observers) + capacity_bytes(threaded) + capacity_bytes(views) +
+         capacity_bytes(storage_spans) + capacity_bytes(workgroup_memory) + capacity_bytes(frames) +
+         capacity_bytes(pc) + capacity_bytes(status) + capacity_bytes(record_wg) + capacity_bytes(record_grid) +
+         capacity_bytes(alive) + capacity_bytes(local_ids) + capacity_bytes(wg_trace) + capacity_bytes(grid_trace) +
+         capacity_bytes(lane_order) + capacity_bytes(identity_slots) + capacity_bytes(shuffled_slots) +
+         capacity_bytes(wg_order) + capacity_bytes(oob);
 }
 
 bool Engine::refuel(std::int64_t& fuel) {

@@ -42,12 +42,19 @@ namespace gridcheck::interp {
 
 class Engine {
  public:
+  struct Storage;
+
   /// `uninit` (may be null) is driven directly, not as an observer (uninit_detector.hpp). So is
   /// `races` (may be null; when given, no observer may watch accesses: a race detector that runs
   /// beside an observer of accesses is one of the observers, and gets its accesses through on_load /
   /// on_store / on_atomic).
+  /// `reuse` (may be null): vectors kept from an earlier engine (Storage), handed back by the destructor.
   Engine(const CompiledProgram& program, const RunOptions& options, std::span<Observer* const> observers,
-         RaceDetector* races, UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result);
+         RaceDetector* races, UninitDetector* uninit, Grid grid, std::span<Bytes> storage, RunResult& result,
+         Storage* reuse = nullptr);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   /// Runs `fixpoint` launches over the storage bytes and sets the result's status, trap,
   /// divergence, oob report and steps. The storage holds the final bytes afterwards.
@@ -186,6 +193,28 @@ class Engine {
     std::uint32_t first_pc = 0, first_wg = 0, first_local = 0;
   };
   std::vector<OobCounters> oob_;
+  Storage* reuse_ = nullptr;
+
+ public:
+  /// The vectors of an engine, kept between dispatches by a caller that runs many (interpreter.cpp's
+  /// per-thread cache): an engine given a Storage takes its vectors at construction, emptied with
+  /// their capacity kept, and moves them back at destruction, so a dispatch reuses their memory
+  /// instead of allocating it. Their contents mean nothing between engines; an engine behaves exactly
+  /// as with fresh vectors.
+  struct Storage {
+    std::vector<Observer*> access_observers;
+    std::vector<Threaded> threaded;
+    std::vector<View> views;
+    std::vector<std::span<const std::uint8_t>> storage_spans;
+    std::vector<std::uint32_t> workgroup_memory, frames, pc, record_wg, record_grid, alive;
+    std::vector<Status> status;
+    std::vector<std::array<std::uint32_t, 3>> local_ids;
+    std::vector<TraceEntry> wg_trace, grid_trace;
+    std::vector<std::uint32_t> lane_order, identity_slots, shuffled_slots, wg_order;
+    std::vector<OobCounters> oob;
+    /// Bytes held (capacities), for a cache's bound on what it keeps.
+    std::size_t bytes() const;
+  };
 };
 
 }  // namespace gridcheck::interp

@@ -16,6 +16,46 @@
 namespace gridcheck::interp {
 namespace {
 
+/// Per thread: the vectors of the last dispatch's engine and race detector (Engine::Storage,
+/// RaceDetector::Storage), reused by the next dispatch instead of allocated again — a campaign runs
+/// a dozen small dispatches per case. At most kMaxKeptBytes stay kept between dispatches; `busy`
+/// while a dispatch holds them (a dispatch started inside another, by an observer, gets fresh ones).
+struct DispatchCache {
+  Engine::Storage engine;
+  RaceDetector::Storage races;
+  bool busy = false;
+};
+constexpr std::size_t kMaxKeptBytes = std::size_t{16} << 20;
+
+/// Takes the thread's DispatchCache for one dispatch (null when a dispatch already holds it) and
+/// releases it, trimmed to kMaxKeptBytes, when destroyed — after the engine and detector that
+/// borrowed its vectors (declare it before them).
+class CacheLease {
+ public:
+  CacheLease() {
+    thread_local DispatchCache cache;
+    if (!cache.busy) {
+      cache_ = &cache;
+      cache.busy = true;
+    }
+  }
+  ~CacheLease() {
+    if (cache_ == nullptr) return;
+    if (cache_->engine.bytes() + cache_->races.bytes() > kMaxKeptBytes) {
+      cache_->engine = {};
+      cache_->races = {};
+    }
+    cache_->busy = false;
+  }
+  CacheLease(const CacheLease&) = delete;
+  CacheLease& operator=(const CacheLease&) = delete;
+  Engine::Storage* engine() const { return cache_ != nullptr ? &cache_->engine : nullptr; }
+  RaceDetector::Storage* races() const { return cache_ != nullptr ? &cache_->races : nullptr; }
+
+ private:
+  DispatchCache* cache_ = nullptr;
+};
+
 // Refusals before a run (engineering.md: R = interpreter).
 constexpr const char* kGridDimensionZero = "R010";
 constexpr const char* kTooManyInvocations = "R011";
@@ -183,10 +223,11 @@ RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Gri
 
   RunResult result;
   result.grid = grid;
+  const CacheLease kept;  // before the detector and engine: outlives them
   std::unique_ptr<RaceDetector> races;
   std::vector<Observer*> observers = options.observers;
   if (options.detect_races) {
-    races = std::make_unique<RaceDetector>(program, buffers, options.same_value_writes_race);
+    races = std::make_unique<RaceDetector>(program, buffers, options.same_value_writes_race, kept.races());
     observers.push_back(races.get());
   }
   std::unique_ptr<UninitDetector> uninit;
@@ -199,7 +240,7 @@ RunResult execute(const PreparedProgram& prepared, std::span<Bytes> buffers, Gri
                                         [](const Observer* o) { return o->watches_accesses(); });
   RaceDetector* const direct_races = others_watch ? nullptr : races.get();
   if (direct_races != nullptr) observers.pop_back();
-  Engine engine(program, options, observers, direct_races, uninit.get(), grid, buffers, result);
+  Engine engine(program, options, observers, direct_races, uninit.get(), grid, buffers, result, kept.engine());
   engine.run(fixpoint);
   if (races) {
     result.races = races->take_reports();

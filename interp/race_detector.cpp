@@ -169,13 +169,30 @@ std::uint64_t RaceDetector::shadow_bytes(const CompiledProgram& program, std::sp
   return bytes;
 }
 
-RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes> storage, bool same_value_writes_race)
-    : prog_(program), strict_same_value_(same_value_writes_race), lanes_(program.invocations_per_workgroup()) {
+RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes> storage, bool same_value_writes_race,
+                           Storage* reuse)
+    : prog_(program),
+      strict_same_value_(same_value_writes_race),
+      lanes_(program.invocations_per_workgroup()),
+      reuse_(reuse) {
   GC_ASSERT(lanes_ >= 1 && lanes_ <= 0x10000);
+  if (reuse_ != nullptr) {  // the kept vectors, empty as fresh ones (the shadow's are emptied below)
+    shadow_.swap(reuse_->shadow);
+    pool_.swap(reuse_->pool);
+    pool_.clear();
+    free_.swap(reuse_->free);
+    free_.clear();
+    workgroup_of_.swap(reuse_->workgroup_of);
+    workgroup_of_.clear();
+    direct_.swap(reuse_->direct);
+    direct_.clear();
+  }
   const auto written = written_buffers(program);
   shadow_.resize(program.buffers.size());
   for (std::size_t b = 0; b < program.buffers.size(); ++b) {
     shadow_[b].workgroup = program.buffers[b].workgroup;
+    shadow_[b].tags.clear();
+    shadow_[b].sites.clear();
     if (!written[b]) continue;
     const std::uint64_t n = element_count(program, storage, b);
     shadow_[b].tags.assign(n, 0u);
@@ -194,6 +211,22 @@ RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes
     if (!shadow_[b].tags.empty())
       direct_[b] = Direct{shadow_[b].tags.data(), shadow_[b].sites.data(), shadow_[b].workgroup ? 0u : 1u};
   workgroup_of_.push_back(0);  // interval 0 means "no access"
+}
+
+RaceDetector::~RaceDetector() {
+  if (reuse_ == nullptr) return;
+  reuse_->shadow.swap(shadow_);
+  reuse_->pool.swap(pool_);
+  reuse_->free.swap(free_);
+  reuse_->workgroup_of.swap(workgroup_of_);
+  reuse_->direct.swap(direct_);
+}
+
+std::size_t RaceDetector::Storage::bytes() const {
+  std::size_t n = shadow.capacity() * sizeof(Shadow) + pool.capacity() * sizeof(Full) +
+                  (free.capacity() + workgroup_of.capacity()) * sizeof(std::uint32_t) + direct.capacity() * sizeof(Direct);
+  for (const Shadow& s : shadow) n += s.tags.capacity() * sizeof(std::uint32_t) + s.sites.capacity() * sizeof(std::uint16_t);
+  return n;
 }
 
 void RaceDetector::on_launch_begin(const LaunchContext& ctx) {

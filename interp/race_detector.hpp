@@ -49,7 +49,13 @@ RaceSites index_race_sites(const CompiledProgram& program);
 class RaceDetector final : public Observer {
  public:
   /// `storage` gives each non-workgroup buffer's byte length (declaration order).
-  RaceDetector(const CompiledProgram& program, std::span<const Bytes> storage, bool same_value_writes_race);
+  struct Storage;
+  /// `reuse` (may be null): vectors kept from an earlier detector (Storage), handed back by the destructor.
+  RaceDetector(const CompiledProgram& program, std::span<const Bytes> storage, bool same_value_writes_race,
+               Storage* reuse = nullptr);
+  ~RaceDetector() override;
+  RaceDetector(const RaceDetector&) = delete;
+  RaceDetector& operator=(const RaceDetector&) = delete;
 
   /// Bytes of shadow memory the detector allocates up front for `program` over `storage`.
   static std::uint64_t shadow_bytes(const CompiledProgram& program, std::span<const Bytes> storage);
@@ -195,6 +201,21 @@ class RaceDetector final : public Observer {
   std::vector<RaceReport> reports_;
   std::unordered_map<std::uint64_t, std::size_t> seen_;
   std::uint64_t dropped_ = 0;
+  Storage* reuse_ = nullptr;
+
+ public:
+  /// The vectors of a detector, kept between dispatches by a caller that runs many (interpreter.cpp's
+  /// per-thread cache), as Engine::Storage: a detector given one takes them at construction, emptied
+  /// with their capacity kept (the shadow's per-buffer vectors too), and moves them back at
+  /// destruction. A detector behaves exactly as with fresh vectors.
+  struct Storage {
+    std::vector<Shadow> shadow;
+    std::vector<Full> pool;
+    std::vector<std::uint32_t> free, workgroup_of;
+    std::vector<Direct> direct;
+    /// Bytes held (capacities), for a cache's bound on what it keeps.
+    std::size_t bytes() const;
+  };
 };
 
 template <RaceDetector::Kind kind, class PcOf>

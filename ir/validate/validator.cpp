@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <numeric>
 #include <unordered_map>
 
@@ -125,8 +126,15 @@ class PathIndex {
     std::vector<const Step*> chain;
     for (std::uint32_t i = index_of(id); i != kRoot; i = steps_[i].parent) chain.push_back(&steps_[i]);
     std::string out;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-      out += fmt::format("{}{}[{}]", it == chain.rbegin() ? "" : ".", (*it)->slot, (*it)->position);
+    out.reserve(16 * chain.size());
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {  // "entry[0].body[2]", in one string
+      if (it != chain.rbegin()) out += '.';
+      out += (*it)->slot;
+      char digits[24];
+      out += '[';
+      out.append(digits, std::to_chars(digits, digits + sizeof digits, (*it)->position).ptr);
+      out += ']';
+    }
     return out;
   }
 
