@@ -9,13 +9,9 @@
 namespace gridcheck::interp {
 namespace {
 
-constexpr std::uint32_t kEscalated = RaceDetector::kEscalated;
-constexpr std::uint32_t kWhenMask = RaceDetector::kWhenMask;
 constexpr std::uint32_t kFlagOf[RaceDetector::kKinds] = {
     RaceDetector::flag_of(RaceDetector::kRead), RaceDetector::flag_of(RaceDetector::kWrite),
     RaceDetector::flag_of(RaceDetector::kAtomicWrite), RaceDetector::flag_of(RaceDetector::kAtomicRead)};
-constexpr std::uint32_t kKindFlags = RaceDetector::kKindFlags;
-constexpr std::uint32_t kSeveralValues = RaceDetector::kSeveralValues;
 constexpr std::uint32_t kResetFloor = 1u << 20;  // intervals kept before a reset at a phase boundary
 constexpr std::uint16_t kUnknownSite = 0xFFFF;
 
