@@ -56,7 +56,7 @@ struct FileHeader {
 };
 static_assert(sizeof(FileHeader) == 8 + 12 + VK_UUID_SIZE + 4 + 16);
 
-/// The cache takes no more pipelines once its file would pass 15/16 of the cap: the rest is room for
+/// The file is written and left as it is once it would pass 15/16 of the cap: the rest is room for
 /// the pipelines in flight on other threads.
 bool near_cap(std::uint64_t data_bytes, std::uint64_t max_file_bytes) {
   return sizeof(FileHeader) + data_bytes >= max_file_bytes / 16 * 15;
@@ -145,18 +145,18 @@ void PipelineCache::load() {
   std::size_t n = 0;
   if (file_ && vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, nullptr) == VK_SUCCESS) {
     loaded_bytes_ = n;
-    if (near_cap(n, max_file_bytes_)) full_.store(true);
-    loaded_over_cap_ = sizeof(FileHeader) + n > max_file_bytes_;  // made under a larger cap: save() removes it
+    if (near_cap(n, max_file_bytes_)) {
+      full_.store(true);  // the file stays as it is ...
+      if (sizeof(FileHeader) + n > max_file_bytes_) freeze_error_ = write_file();  // ... unless over this cap: cut
+    }
   }
 }
 
-VkPipelineCache PipelineCache::creation_cache() {
-  if (!full_.load()) return vk_cache_;
-  ++not_kept_;
-  return VK_NULL_HANDLE;
-}
-
-void PipelineCache::note_kept() {
+void PipelineCache::note_created() {
+  if (full_.load()) {
+    ++not_kept_;
+    return;
+  }
   ++unsaved_;
   if (!file_) return;
   std::lock_guard lock(measure_mutex_);
@@ -164,7 +164,8 @@ void PipelineCache::note_kept() {
   std::size_t n = 0;
   if (vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, nullptr) != VK_SUCCESS) return;  // save() reports it
   if (near_cap(n, max_file_bytes_)) {
-    full_.store(true);
+    full_.store(true);  // before the write: other threads no longer wait here
+    freeze_error_ = write_file();
     return;
   }
   // Measure again when, at this run's bytes per pipeline so far, half the room left is used: a few
@@ -176,22 +177,32 @@ void PipelineCache::note_kept() {
 }
 
 std::optional<std::string> PipelineCache::save() {
-  if (!file_ || vk_cache_ == VK_NULL_HANDLE || (unsaved_.load() == 0 && !loaded_over_cap_)) return std::nullopt;
-  loaded_over_cap_ = false;
+  std::lock_guard lock(measure_mutex_);
+  if (freeze_error_) return std::exchange(freeze_error_, std::nullopt);
+  if (!file_ || vk_cache_ == VK_NULL_HANDLE || full_.load() || unsaved_.load() == 0) return std::nullopt;
+  return write_file();
+}
+
+std::optional<std::string> PipelineCache::write_file() {
   unsaved_.store(0);
   std::size_t n = 0;
   VkResult r = vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, nullptr);
+  const std::size_t room = static_cast<std::size_t>(max_file_bytes_ - std::min<std::uint64_t>(max_file_bytes_, sizeof(FileHeader)));
+  const bool cut = r == VK_SUCCESS && n > room;
+  n = std::min(n, room);
   std::vector<std::uint8_t> data(n);
+  // Over the cap the driver returns the entries that fit in `room` and VK_INCOMPLETE; what it writes is
+  // valid cache data (the Vulkan specification, vkGetPipelineCacheData).
   if (r == VK_SUCCESS && n > 0) r = vkGetPipelineCacheData(ctx_.device(), vk_cache_, &n, data.data());
-  if (r != VK_SUCCESS) {
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
     last_save_ = PipelineCacheSave::Failed;
     return fmt::format("vkGetPipelineCacheData failed ({})", vk_result_name(r));
   }
   data.resize(n);
+  last_save_ = cut ? PipelineCacheSave::Cut : PipelineCacheSave::Written;  // (VK_INCOMPLETE alone: pipelines added since the size query)
   std::error_code ec;
-  if (sizeof(FileHeader) + data.size() > max_file_bytes_) {  // over the cap: the next run starts over
+  if (data.empty()) {  // nothing fits: no file
     std::filesystem::remove(*file_, ec);
-    last_save_ = PipelineCacheSave::OverCap;
     return std::nullopt;
   }
   VkPhysicalDeviceProperties props{};
@@ -218,7 +229,6 @@ std::optional<std::string> PipelineCache::save() {
     last_save_ = PipelineCacheSave::Failed;
     return fmt::format("cannot replace {}", file_->string());
   }
-  last_save_ = PipelineCacheSave::Written;
   return std::nullopt;
 }
 
@@ -344,12 +354,11 @@ ir::Result<const ComputePipeline*> PipelineCache::get(std::span<const std::uint3
   cp.stage.module = module;
   cp.stage.pName = "main";
   cp.layout = p->layout;
-  const VkPipelineCache through = creation_cache();
-  r = vkCreateComputePipelines(device, through, 1, &cp, nullptr, &p->pipeline);
+  r = vkCreateComputePipelines(device, vk_cache_, 1, &cp, nullptr, &p->pipeline);
   vkDestroyShaderModule(device, module, nullptr);
   if (r != VK_SUCCESS) return failed(vk_error(r, "vkCreateComputePipelines"));
 
-  if (through != VK_NULL_HANDLE) note_kept();
+  if (vk_cache_ != VK_NULL_HANDLE) note_created();
   slot->pipeline = std::move(p);
   return slot->pipeline.get();
 }

@@ -13,10 +13,11 @@
 // A file that is missing, short, corrupt (size or hash), or made by another device or driver is ignored
 // (the cache starts empty; the driver also validates its own header in the data); saving writes a new file
 // and renames it over the old one, so concurrent processes never see half a file. The file is capped
-// (kDefaultMaxFileBytes, 256 MiB): the cache keeps what it loaded and the pipelines made first, and once
-// its data nears the cap, later pipelines are created without it (not kept). Should the data still pass
-// the cap (pipelines in flight when it filled, or a file loaded under a larger cap), nothing is written
-// and the old file is removed, so the next run starts empty.
+// (kDefaultMaxFileBytes, 256 MiB) and keeps the pipelines met first: once the cache's data nears the
+// cap, the file is written then and left as it is for the rest of the run (later pipelines still go
+// through the VkPipelineCache, so those of the file are still found). A file loaded near the cap is
+// likewise left as it is; one over the cap (made under a larger cap) is cut to it at once. Cutting uses
+// vkGetPipelineCacheData with a buffer the size of the cap: the driver returns the entries that fit.
 
 #include <atomic>
 #include <cstdint>
@@ -71,7 +72,7 @@ std::optional<std::filesystem::path> default_pipeline_cache_dir();
 enum class PipelineCacheSave : std::uint8_t {
   NotYet,   ///< no save yet, or nothing new to save (or no file configured)
   Written,  ///< the file was replaced
-  OverCap,  ///< the data still exceeded the cap: nothing written, the old file removed
+  Cut,      ///< the data was over the cap: the file holds the entries that fit (none: no file)
   Failed,   ///< the driver or the file system failed (save() returned the reason)
 };
 
@@ -99,15 +100,14 @@ class PipelineCache {
   std::uint64_t hits() const { return hits_.load(); }
   std::uint64_t misses() const { return misses_.load(); }
   std::uint64_t create_ns() const { return create_ns_.load(); }  ///< total time in pipeline creation
-  /// Pipelines created after the saved data neared the cap: made without the VkPipelineCache, so the
-  /// file does not hold them.
+  /// Pipelines created after the file was left as it is (its data neared the cap): not in the file.
   std::uint64_t not_kept() const { return not_kept_.load(); }
 
   /// The file this cache loads and saves (nullopt: none).
   const std::optional<std::filesystem::path>& file() const { return file_; }
   PipelineCacheLoad load_result() const { return load_result_; }
-  /// Writes the file when pipelines were created since the load or the last save; an error text on failure.
-  /// Over the cap it writes nothing, removes the old file and returns nullopt (last_save() says OverCap).
+  /// Writes the file when pipelines were created since the load and it was not left as it is at the cap;
+  /// an error text on failure (also of a write made when the cap was reached).
   std::optional<std::string> save();
   PipelineCacheSave last_save() const { return last_save_; }
   std::uint64_t max_file_bytes() const { return max_file_bytes_; }
@@ -116,11 +116,11 @@ class PipelineCache {
   struct Slot;
   void destroy(ComputePipeline& p);
   void load();
-  /// The VkPipelineCache a new pipeline is created through: vk_cache_ until its data nears the cap.
-  VkPipelineCache creation_cache();
-  /// After a pipeline was created through vk_cache_: measures its data when due and stops its growth
-  /// once it nears the cap.
-  void note_kept();
+  /// After a pipeline was created through vk_cache_: measures its data when due; near the cap, writes
+  /// the file and leaves it as it is.
+  void note_created();
+  /// Writes vk_cache_'s data (at most the cap's worth) to the file; an error text on failure.
+  std::optional<std::string> write_file();
 
   VulkanContext& ctx_;
   std::optional<std::filesystem::path> file_;
@@ -135,12 +135,12 @@ class PipelineCache {
   std::atomic<std::uint64_t> unsaved_{0};
   std::atomic<std::uint64_t> create_ns_{0};
   std::atomic<std::uint64_t> not_kept_{0};
-  std::atomic<bool> full_{false};  ///< vk_cache_'s data is near the cap: it takes no more pipelines
+  std::atomic<bool> full_{false};  ///< the file was written near the cap (or loaded so): left as it is
   std::mutex measure_mutex_;       ///< one thread measures vk_cache_'s data at a time
   std::uint64_t kept_ = 0;         ///< pipelines created through vk_cache_ (under measure_mutex_)
   std::uint64_t next_measure_ = 1; ///< measure when kept_ reaches this (under measure_mutex_)
   std::uint64_t loaded_bytes_ = 0; ///< vk_cache_'s data size when loaded
-  bool loaded_over_cap_ = false;   ///< the file loaded is over this cache's cap (made under a larger one)
+  std::optional<std::string> freeze_error_;  ///< a failed write at the cap, for save() to report (under measure_mutex_)
 };
 
 }  // namespace gridcheck::gpu

@@ -191,13 +191,9 @@ std::vector<std::string> GpuBackend::save_caches() {
   std::vector<std::string> notes;
   gpu::PipelineCache& p = context_->pipelines();
   if (std::optional<std::string> error = p.save()) notes.push_back("the pipeline cache file was not saved: " + *error);
-  else if (p.last_save() == gpu::PipelineCacheSave::OverCap)
-    notes.push_back(fmt::format("the pipeline cache file was not saved: its data exceeds the {} MiB cap, so {} was "
-                                "removed and the next run starts empty (docs/gpu.md)",
-                                p.max_file_bytes() >> 20, p.file()->string()));
-  else if (p.not_kept() > 0)
+  else if (p.not_kept() > 0 || p.last_save() == gpu::PipelineCacheSave::Cut)
     notes.push_back(fmt::format("the pipeline cache file {} reached its {} MiB cap: it keeps the pipelines met first, {} "
-                                "later ones were not kept (--cache-max-mib, docs/gpu.md)",
+                                "made later are not in it (--cache-max-mib, docs/gpu.md)",
                                 p.file()->string(), p.max_file_bytes() >> 20, p.not_kept()));
   gpu::GlslCompiler& c = kernels_->compiler();
   if (std::optional<std::string> error = c.save()) notes.push_back("the SPIR-V cache file was not saved: " + *error);
