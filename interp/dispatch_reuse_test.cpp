@@ -39,18 +39,6 @@ struct Dispatch {
   std::uint32_t fixpoint = 1;
 };
 
-/// Each invocation stores its id to workgroup memory and reads its neighbour's, with or without a
-/// barrier between (a race without).
-ir::Program neighbour_exchange(bool with_barrier) {
-  Builder b({4, 1, 1});
-  Buf sh = b.workgroup("sh", 4, ScalarType::U32);
-  Buf out = b.output("out", 0, ScalarType::U32, 8);
-  std::vector<ir::S> body = {b.store(sh, b.lid(), b.gid()), b.let("v", b.load(sh, (b.lid() + b.u32(1)) % b.u32(4)))};
-  if (with_barrier) body.insert(body.begin() + 1, b.barrier());
-  body.push_back(b.store(out, b.gid(), b.var("v")));
-  return b.wrapped(body);
-}
-
 /// Workgroups hand values over through `mid`, across a grid_sync (ordered) or a barrier (a race).
 ir::Program handoff(bool grid_sync, std::uint32_t n) {
   Builder b({2, 1, 1});

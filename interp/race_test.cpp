@@ -96,16 +96,6 @@ TEST(Interp_Races, DistinctElementsPerInvocationAreSilent) {
   for (const Schedule& s : kSchedules) EXPECT_EQ(run_races(p, {}, Grid{2, 1, 1}, s).status, RunStatus::Ok);
 }
 
-ir::Program neighbour_exchange(bool with_barrier) {
-  Builder b({4, 1, 1});
-  Buf sh = b.workgroup("sh", 4, ScalarType::U32);
-  Buf out = b.output("out", 0, ScalarType::U32, 8);
-  std::vector<ir::S> body = {b.store(sh, b.lid(), b.gid()), b.let("v", b.load(sh, (b.lid() + b.u32(1)) % b.u32(4)))};
-  if (with_barrier) body.insert(body.begin() + 1, b.barrier());
-  body.push_back(b.store(out, b.gid(), b.var("v")));
-  return b.wrapped(body);
-}
-
 TEST(Interp_Races, WorkgroupMemoryReadOfAnotherInvocationsWriteWithoutBarrierIsARace) {
   for (const Schedule& s : kSchedules) {
     const RunResult r = run_races(neighbour_exchange(false), {}, Grid{2, 1, 1}, s);

@@ -61,4 +61,16 @@ inline RunOptions memory_defined(RunOptions o = {}) {
 
 inline std::uint32_t f32(float v) { return std::bit_cast<std::uint32_t>(v); }
 
+/// Grid 2 of workgroups of 4: each invocation stores its id to workgroup memory and reads its
+/// neighbour's, with or without a barrier between (a race without); `out` gets what it read.
+inline ir::Program neighbour_exchange(bool with_barrier) {
+  ir::Builder b({4, 1, 1});
+  ir::Buf sh = b.workgroup("sh", 4, ir::ScalarType::U32);
+  ir::Buf out = b.output("out", 0, ir::ScalarType::U32, 8);
+  std::vector<ir::S> body = {b.store(sh, b.lid(), b.gid()), b.let("v", b.load(sh, (b.lid() + b.u32(1)) % b.u32(4)))};
+  if (with_barrier) body.insert(body.begin() + 1, b.barrier());
+  body.push_back(b.store(out, b.gid(), b.var("v")));
+  return b.wrapped(body);
+}
+
 }  // namespace gridcheck::interp::testing
