@@ -5,6 +5,7 @@
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/gpu_diagnostics.hpp"
+#include "gpu/queue_submitter.hpp"
 #include "gpu/vulkan_context.hpp"
 
 namespace gridcheck::gpu {
@@ -63,6 +64,7 @@ bool CommandBatch::same_as_recorded() const {
 CommandBatch::~CommandBatch() {
   const VkDevice device = ctx_.device();
   if (fence_ != VK_NULL_HANDLE) vkDestroyFence(device, fence_, nullptr);
+  if (timeline_ != VK_NULL_HANDLE) vkDestroySemaphore(device, timeline_, nullptr);
   if (descriptors_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device, descriptors_, nullptr);
   if (pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device, pool_, nullptr);  // frees cmd_
 }
@@ -186,7 +188,21 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
       return vk_error(r, "vkAllocateCommandBuffers");
     }
   }
-  if (fence_ == VK_NULL_HANDLE) {
+  if (ctx_.info().timeline_semaphores) {
+    if (timeline_ == VK_NULL_HANDLE) {
+      VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+      type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+      type.initialValue = 0;
+      VkSemaphoreCreateInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+      si.pNext = &type;
+      r = vkCreateSemaphore(device, &si, nullptr, &timeline_);
+      if (r != VK_SUCCESS) {
+        timeline_ = VK_NULL_HANDLE;
+        return vk_error(r, "vkCreateSemaphore");
+      }
+      timeline_value_ = 0;
+    }
+  } else if (fence_ == VK_NULL_HANDLE) {
     VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     r = vkCreateFence(device, &fi, nullptr, &fence_);
     if (r != VK_SUCCESS) {
@@ -241,16 +257,28 @@ ir::Result<SubmitStats> CommandBatch::submit_and_wait() {
 
 ir::Result<SubmitStats> CommandBatch::submit_recorded() {
   const VkDevice device = ctx_.device();
-  VkResult r = vkResetFences(device, 1, &fence_);
-  if (r != VK_SUCCESS) return vk_error(r, "vkResetFences");
-  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cmd_;
   const auto start = std::chrono::steady_clock::now();
-  r = ctx_.submit(si, fence_);
-  if (r != VK_SUCCESS) return vk_error(r, "vkQueueSubmit");
-  r = vkWaitForFences(device, 1, &fence_, VK_TRUE, UINT64_MAX);
-  if (r != VK_SUCCESS) return vk_error(r, "vkWaitForFences");
+  if (timeline_ != VK_NULL_HANDLE) {
+    const std::uint64_t value = ++timeline_value_;
+    VkResult r = ctx_.submitter().submit(cmd_, timeline_, value);
+    if (r != VK_SUCCESS) return vk_error(r, "vkQueueSubmit");
+    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &timeline_;
+    wi.pValues = &value;
+    r = vkWaitSemaphores(device, &wi, UINT64_MAX);
+    if (r != VK_SUCCESS) return vk_error(r, "vkWaitSemaphores");
+  } else {
+    VkResult r = vkResetFences(device, 1, &fence_);
+    if (r != VK_SUCCESS) return vk_error(r, "vkResetFences");
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd_;
+    r = ctx_.submitter().submit_with_fence(si, fence_);
+    if (r != VK_SUCCESS) return vk_error(r, "vkQueueSubmit");
+    r = vkWaitForFences(device, 1, &fence_, VK_TRUE, UINT64_MAX);
+    if (r != VK_SUCCESS) return vk_error(r, "vkWaitForFences");
+  }
   SubmitStats stats;
   stats.wall_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());

@@ -8,10 +8,11 @@
 //
 // The caller keeps every referenced pipeline and buffer alive until submit_and_wait returns.
 //
-// A batch keeps its driver objects between submissions: a command pool with one command buffer, a fence
-// and a descriptor pool (grown to the largest submission so far), reset before each use. After its first
-// submission of a given size a batch allocates nothing in the driver (on an NVIDIA H200 creating them
-// cost more per submission than the dispatches of a small split).
+// A batch keeps its driver objects between submissions: a command pool with one command buffer, a
+// timeline semaphore (a fence on a device without them) and a descriptor pool (grown to the largest
+// submission so far), reset before each use. After its first submission of a given size a batch
+// allocates nothing in the driver (on an NVIDIA H200 creating them cost more per submission than the
+// dispatches of a small split).
 //
 // Re-submission: when a submission's commands are exactly the previous successful submission's (same
 // kinds, pipelines, buffers by DeviceBuffer::serial, handle and range, push words, grids, offsets and byte
@@ -19,6 +20,9 @@
 // no descriptor set allocation or update and no recording (a resident run of the same plan over the same
 // buffers, run after run). Anything different records afresh. The commands live in flat arrays that keep
 // their capacity, so queueing a command allocates nothing once the batch has seen a submission that large.
+//
+// Submission goes through the context's QueueSubmitter (queue_submitter.hpp): batches of other threads
+// submitted at the same moment share one vkQueueSubmit call; each batch waits for its own work only.
 
 #include <array>
 #include <cstdint>
@@ -35,7 +39,7 @@ class DeviceBuffer;
 struct ComputePipeline;
 
 struct SubmitStats {
-  std::uint64_t wall_ns = 0;  ///< from vkQueueSubmit to the fence signal being observed
+  std::uint64_t wall_ns = 0;  ///< from handing the submission to the queue to its completion being observed
 };
 
 class CommandBatch {
@@ -110,7 +114,9 @@ class CommandBatch {
   // Kept between submissions (created on first use).
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;  ///< without timeline semaphores
+  VkSemaphore timeline_ = VK_NULL_HANDLE;  ///< with them: signalled to timeline_value_ by each submission
+  std::uint64_t timeline_value_ = 0;
   VkDescriptorPool descriptors_ = VK_NULL_HANDLE;
   std::uint32_t descriptor_set_capacity_ = 0;
   std::uint32_t descriptor_capacity_ = 0;

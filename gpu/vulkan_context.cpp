@@ -9,6 +9,7 @@
 #include "gpu/buffer_pool.hpp"
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/gpu_diagnostics.hpp"
+#include "gpu/queue_submitter.hpp"
 
 namespace gridcheck::gpu {
 namespace {
@@ -132,9 +133,14 @@ DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
   }
 
   VkPhysicalDeviceShaderAtomicInt64Features atomics{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
+  VkPhysicalDeviceTimelineSemaphoreFeatures timeline{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  if (v12) features.pNext = &atomics;
+  if (v12) {
+    features.pNext = &atomics;
+    atomics.pNext = &timeline;
+  }
   vkGetPhysicalDeviceFeatures2(pd, &features);
+  d.timeline_semaphores = v12 && timeline.timelineSemaphore;
   d.shader_float64 = features.features.shaderFloat64;
   d.shader_int64 = features.features.shaderInt64;
   d.buffer_int64_atomics = v12 && atomics.shaderBufferInt64Atomics && d.shader_int64;
@@ -287,6 +293,7 @@ ir::Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const ContextOp
 
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   v12.shaderBufferInt64Atomics = d.buffer_int64_atomics ? VK_TRUE : VK_FALSE;
+  v12.timelineSemaphore = d.timeline_semaphores ? VK_TRUE : VK_FALSE;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &v12;
   features.features.shaderFloat64 = d.shader_float64 ? VK_TRUE : VK_FALSE;
@@ -299,6 +306,7 @@ ir::Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const ContextOp
   VkResult r = vkCreateDevice(ctx->physical_, &ci, nullptr, &ctx->device_);
   if (r != VK_SUCCESS) return vk_error(r, fmt::format("vkCreateDevice for {}", d.name));
   vkGetDeviceQueue(ctx->device_, d.compute_queue_family, 0, &ctx->queue_);
+  ctx->submitter_ = std::make_unique<QueueSubmitter>(ctx->queue_);
 
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -351,11 +359,6 @@ std::optional<std::uint32_t> VulkanContext::host_cached_memory_type(std::uint32_
     if (!device_local) device_local = i;
   }
   return device_local;
-}
-
-VkResult VulkanContext::submit(const VkSubmitInfo& info, VkFence fence) {
-  std::lock_guard lock(queue_mutex_);
-  return vkQueueSubmit(queue_, 1, &info, fence);
 }
 
 bool VulkanContext::is_host_cached(std::uint32_t type) const {

@@ -3,8 +3,9 @@
 // queue, the optional validation messenger, and the device facts the rest of gpu/ asks about.
 //
 // Contract: a VulkanContext may be shared by threads: its pipeline cache and buffer pool are
-// thread-safe, and every submission to its one queue goes through submit(), which holds the queue's
-// lock only for vkQueueSubmit (each thread waits on its own fence). Everything a thread records
+// thread-safe, and every submission to its one queue goes through submitter() (queue_submitter.hpp:
+// submissions that arrive while the queue is in use go on it together, in one vkQueueSubmit; each
+// thread waits for its own work only). Everything a thread records
 // (command pools, descriptor pools, fences: a CommandBatch) is that thread's own. Every failure is a
 // K### diagnostic (gpu_diagnostics.hpp); nothing throws and nothing aborts on driver errors.
 
@@ -27,6 +28,7 @@ namespace gridcheck::gpu {
 
 class PipelineCache;
 class BufferPool;
+class QueueSubmitter;
 
 /// What gridcheck needs to know about one physical device (also what `gridcheck devices` prints).
 struct DeviceInfo {
@@ -56,6 +58,8 @@ struct DeviceInfo {
   bool signed_zero_inf_nan_preserve_f32 = false;
   bool signed_zero_inf_nan_preserve_f64 = false;
   bool denorm_preserve_f32 = false;
+  /// Vulkan 1.2 timelineSemaphore: submissions of several threads are grouped (QueueSubmitter).
+  bool timeline_semaphores = false;
 };
 
 std::string_view name_of(VkPhysicalDeviceType type);  ///< "discrete", "integrated", "virtual", "cpu", "other"
@@ -117,8 +121,8 @@ class VulkanContext {
   PipelineCache& pipelines() { return *pipelines_; }
   /// Released device buffers for reuse by size class (thread-safe).
   BufferPool& buffers() { return *buffers_; }
-  /// vkQueueSubmit on the context's queue under its lock (the queue needs external synchronisation).
-  VkResult submit(const VkSubmitInfo& info, VkFence fence);
+  /// The only way onto the context's queue (it needs external synchronisation).
+  QueueSubmitter& submitter() { return *submitter_; }
   /// Submissions waited for, and their total time from submit to the fence (CommandBatch reports them).
   void note_submission(std::uint64_t wall_ns) {
     ++submissions_;
@@ -149,7 +153,7 @@ class VulkanContext {
   std::unique_ptr<ValidationLog> log_ = std::make_unique<ValidationLog>();
   std::unique_ptr<PipelineCache> pipelines_;
   std::unique_ptr<BufferPool> buffers_;
-  std::mutex queue_mutex_;
+  std::unique_ptr<QueueSubmitter> submitter_;
   std::atomic<std::uint64_t> submissions_{0};
   std::atomic<std::uint64_t> submit_wait_ns_{0};
 };

@@ -6,6 +6,7 @@
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/glsl_compiler.hpp"
 #include "gpu/kernel.hpp"
+#include "gpu/queue_submitter.hpp"
 #include "gpu/resident_session.hpp"
 #include "gpu/resident_split.hpp"
 #include "gpu/vulkan_context.hpp"
@@ -218,9 +219,10 @@ std::string GpuBackend::stats_line() {
       : c.file_load() == gpu::SpirvCacheLoad::Ignored     ? std::string("ignored (damaged or another toolchain's)")
                                                           : std::string("new");
   return fmt::format("H-gpu: {} compiles {:.0f} ms ({} hits), {} pipelines {:.0f} ms ({} hits), {} kernel hits, {} submissions "
-                     "{:.0f} ms to the fence, buffers {} made {} reused, {} lane{}, pipeline cache file {}{}, SPIR-V cache file {}",
+                     "in {} queue calls {:.0f} ms to completion, buffers {} made {} reused, {} lane{}, pipeline cache file {}{}, SPIR-V cache file {}",
                      c.compiles(), c.compile_ns() / 1e6, c.hits(), p.misses(), p.create_ns() / 1e6, p.hits(),
-                     kernels_->kernels().hits(), context_->submissions(), context_->submit_wait_ns() / 1e6, b.created, b.reused,
+                     kernels_->kernels().hits(), context_->submissions(), context_->submitter().queue_calls(),
+                     context_->submit_wait_ns() / 1e6, b.created, b.reused,
                      lanes(), lanes() == 1 ? "" : "s", file, p.file() ? " (" + p.file()->string() + ")" : std::string(), spirv_file);
 }
 
