@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "interp/compiled_program.hpp"
@@ -544,6 +545,8 @@ class Compiler {
         set_origin_expr(id, What{"", ir::info(e.un_op()).mnemonic});
         if (e.un_op() == ir::UnOp::LogicalNot) {
           emit({Op::LogNot, 0, 0, 0, d, x});
+        } else if (const std::optional<Op> fast = fast_unary(e.un_op(), type_of(e.operands[0]))) {
+          emit({*fast, 0, 0, 0, d, x});
         } else {
           emit({Op::Unary, static_cast<std::uint8_t>(e.un_op()), static_cast<std::uint8_t>(type_of(e.operands[0])), 0,
                 d, x});
@@ -565,6 +568,16 @@ class Compiler {
         if (from == e.cast_target()) return x;  // registers hold canonical values already
         const std::uint32_t d = dest(hint);
         set_origin_expr(id, What{"cast"});
+        const bool from_int = from == ScalarType::U32 || from == ScalarType::I32;
+        const bool to_int = e.cast_target() == ScalarType::U32 || e.cast_target() == ScalarType::I32;
+        if (from_int && to_int) {  // the same bits
+          emit({Op::Mov, 0, 0, 0, d, x});
+          return d;
+        }
+        if ((from_int && e.cast_target() == ScalarType::Bool) || (from == ScalarType::Bool && to_int)) {
+          emit({Op::NeZero, 0, 0, 0, d, x});
+          return d;
+        }
         emit({Op::Cast, static_cast<std::uint8_t>(e.cast_target()), static_cast<std::uint8_t>(from), 0, d, x});
         return d;
       }
@@ -642,6 +655,22 @@ class Compiler {
     return r;
   }
 
+  /// The dedicated opcode of an integer unary operator (the ones generated programs use), or nullopt
+  /// for Op::Unary.
+  static std::optional<Op> fast_unary(ir::UnOp op, ScalarType t) {
+    if (t != ScalarType::U32 && t != ScalarType::I32) return std::nullopt;
+    switch (op) {
+      case ir::UnOp::Negate: return Op::Neg;
+      case ir::UnOp::BitNot: return Op::BitNot;
+      case ir::UnOp::Popcount: return Op::Popcount;
+      case ir::UnOp::Clz: return Op::Clz;
+      case ir::UnOp::Ctz: return Op::Ctz;
+      case ir::UnOp::ReverseBits: return Op::ReverseBits;
+      case ir::UnOp::Abs: return t == ScalarType::I32 ? Op::AbsS : Op::Mov;  // u32 abs is the value
+      default: return std::nullopt;
+    }
+  }
+
   /// The operands of an integer `x * y` (for fusing `x * y + z`), or nullopt.
   std::optional<std::pair<ir::ExprId, ir::ExprId>> integer_product(ir::ExprId id) const {
     const ir::Expr& e = p_.expr(id);
@@ -716,6 +745,18 @@ class Compiler {
         case BinOp::Mod: fast = is_signed ? Op::ModS : Op::ModU; break;
         case BinOp::Min: fast = is_signed ? Op::MinS : Op::MinU; break;
         case BinOp::Max: fast = is_signed ? Op::MaxS : Op::MaxU; break;
+        default: break;
+      }
+    }
+    if (!fast) {
+      switch (op) {
+        case BinOp::SaturatingAdd: fast = t == ScalarType::U32 ? std::optional{Op::SatAddU} : std::nullopt; break;
+        case BinOp::SaturatingSub: fast = t == ScalarType::I32 ? std::optional{Op::SatSubS} : std::nullopt; break;
+        case BinOp::RotateLeft: fast = t == ScalarType::U32 ? std::optional{Op::RotlU} : std::nullopt; break;
+        case BinOp::MulHigh: fast = t == ScalarType::U32 ? std::optional{Op::MulHiU} : std::nullopt; break;
+        case BinOp::Add: fast = t == ScalarType::F32 ? std::optional{Op::AddF32} : std::nullopt; break;
+        case BinOp::Sub: fast = t == ScalarType::F32 ? std::optional{Op::SubF32} : std::nullopt; break;
+        case BinOp::Mul: fast = t == ScalarType::F32 ? std::optional{Op::MulF32} : std::nullopt; break;
         default: break;
       }
     }

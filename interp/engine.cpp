@@ -28,6 +28,21 @@ inline std::uint32_t opaque(std::uint32_t v) {
   return v;
 }
 
+/// The bits of `v` in reverse order (ir::eval_unary's ReverseBits).
+inline std::uint32_t reverse_bits(std::uint32_t v) {
+  v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+  v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+  v = ((v >> 4) & 0x0F0F0F0Fu) | ((v & 0x0F0F0F0Fu) << 4);
+  v = ((v >> 8) & 0x00FF00FFu) | ((v & 0x00FF00FFu) << 8);
+  return (v >> 16) | (v << 16);
+}
+/// `v` saturated to the i32 range, as bits (ir::eval_binary's i32 saturating operators).
+inline std::uint32_t saturate_i32(std::int64_t v) {
+  if (v > INT32_MAX) return static_cast<std::uint32_t>(INT32_MAX);
+  if (v < INT32_MIN) return static_cast<std::uint32_t>(INT32_MIN);
+  return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
+}
+
 // Diagnostic codes of run-time outcomes.
 constexpr const char* kTrapCode = "R020";
 constexpr const char* kOutOfFuelCode = "R021";
@@ -477,6 +492,8 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
       &&op_And,    &&op_Or,       &&op_Xor,      &&op_Shl,    &&op_ShrU,     &&op_ShrS,   &&op_Eq,      &&op_Ne,
       &&op_LtU,    &&op_LtS,      &&op_LeU,      &&op_LeS,    &&op_DivU,     &&op_ModU,   &&op_DivS,    &&op_ModS,
       &&op_MinU,   &&op_MaxU,     &&op_MinS,     &&op_MaxS,   &&op_LogAnd,   &&op_LogOr,  &&op_LogNot,  &&op_MulAdd, &&op_Inc,
+      &&op_Neg,    &&op_BitNot,   &&op_Popcount, &&op_Clz,    &&op_Ctz,      &&op_ReverseBits, &&op_AbsS, &&op_NeZero,
+      &&op_SatAddU, &&op_SatSubS, &&op_RotlU,    &&op_MulHiU, &&op_AddF32,   &&op_SubF32, &&op_MulF32,
       &&op_Binary, &&op_Unary,    &&op_Cast,     &&op_Fma,    &&op_Select,   &&op_TruthyF32, &&op_CheckU32,
       &&op_Load,   &&op_LoadBool, &&op_LoadF32,  &&op_Store,  &&op_Atomic,   &&op_RecordIf, &&op_RecordLoop,
       &&op_Barrier, &&op_Fence,   &&op_Return,   &&op_Trap,
@@ -622,6 +639,28 @@ op_Inc:
 op_LogNot:
   r[in->d] = r[in->a] == 0 ? 1u : 0u;
   GC_NEXT();
+#define GC_UNARY(name, expr)                 \
+  op_##name : {                              \
+    const std::uint32_t x = r[in->a];        \
+    r[in->d] = (expr);                       \
+    GC_NEXT();                               \
+  }
+  GC_UNARY(Neg, 0u - x)
+  GC_UNARY(BitNot, ~x)
+  GC_UNARY(Popcount, static_cast<std::uint32_t>(std::popcount(x)))
+  GC_UNARY(Clz, static_cast<std::uint32_t>(std::countl_zero(x)))
+  GC_UNARY(Ctz, static_cast<std::uint32_t>(std::countr_zero(x)))
+  GC_UNARY(ReverseBits, reverse_bits(x))
+  GC_UNARY(AbsS, static_cast<std::int32_t>(x) < 0 ? 0u - x : x)
+  GC_UNARY(NeZero, x != 0 ? 1u : 0u)
+#undef GC_UNARY
+  GC_BINARY(SatAddU, x + y < x ? 0xFFFFFFFFu : x + y)
+  GC_BINARY(SatSubS, saturate_i32(std::int64_t{static_cast<std::int32_t>(x)} - static_cast<std::int32_t>(y)))
+  GC_BINARY(RotlU, std::rotl(x, static_cast<int>(y & 31u)))
+  GC_BINARY(MulHiU, static_cast<std::uint32_t>((std::uint64_t{x} * y) >> 32))
+  GC_BINARY(AddF32, ir::scalar::f32_out(ir::scalar::f32_in(x) + ir::scalar::f32_in(y)))
+  GC_BINARY(SubF32, ir::scalar::f32_out(ir::scalar::f32_in(x) - ir::scalar::f32_in(y)))
+  GC_BINARY(MulF32, ir::scalar::f32_out(ir::scalar::f32_in(x) * ir::scalar::f32_in(y)))
 op_MulAdd:
   r[in->d] = r[in->a] * r[in->b] + r[in->c];
   GC_NEXT();
