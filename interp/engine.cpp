@@ -528,6 +528,7 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   // only the barrier handler reads it, with no store in between, and as locals GCC packed it into
   // vector registers and spilled the loop's pointers (callgrind: more instructions per switch).
   std::uint32_t* const frames = frames_.data();
+  OobCounters* const oob = oob_.data();
   const std::size_t frame_words = frame_words_;
   Status* const status = status_.data();
   std::uint32_t* const pcs = pc_.data();
@@ -560,6 +561,16 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   do {            \
     ++ip;         \
     GC_DISPATCH(); \
+  } while (false)
+// An out-of-bounds access: counted inline once its buffer has its first report (out_of_bounds
+// keeps that one's details) unless observers watch accesses (they hear of each one).
+#define GC_OUT_OF_BOUNDS(kind, counter, index)                                           \
+  do {                                                                                   \
+    OobCounters& c = oob[in->a];                                                         \
+    if (kWatch != Watch::Observers && (c.loads | c.stores | c.atomics) != 0) [[likely]] \
+      ++c.counter;                                                                       \
+    else                                                                                 \
+      out_of_bounds(kind, in->a, index, pc_of(ip), workgroup, slot - base);              \
   } while (false)
 #define GC_BINARY(name, expr)                    \
   op_##name : {                                  \
@@ -736,7 +747,7 @@ op_CheckU32:
       }                                                                                             \
     } else {                                                                                        \
       r[in->d] = 0;                                                                                 \
-      out_of_bounds(AccessKind::Load, in->a, i, pc_of(ip), workgroup, slot - base);                \
+      GC_OUT_OF_BOUNDS(AccessKind::Load, loads, i);                                                 \
     }                                                                                               \
     GC_NEXT();                                                                                      \
   } while (false)
@@ -772,7 +783,7 @@ op_Store : {
       }
     }
   } else {
-    out_of_bounds(AccessKind::Store, in->a, i, pc_of(ip), workgroup, slot - base);
+    GC_OUT_OF_BOUNDS(AccessKind::Store, stores, i);
   }
   GC_NEXT();
 }
@@ -792,7 +803,7 @@ op_Atomic : {
     if constexpr (kWatch == Watch::Races) races->atomic(in->a, i, pc_of(ip), slot - base, res.stored, old, cas_failed);
   } else {
     r[in->d] = 0;
-    out_of_bounds(AccessKind::Atomic, in->a, i, pc_of(ip), workgroup, slot - base);
+    GC_OUT_OF_BOUNDS(AccessKind::Atomic, atomics, i);
   }
   GC_NEXT();
 }
@@ -858,6 +869,7 @@ done:
   }
   }  // for each lane
 #undef GC_BINARY
+#undef GC_OUT_OF_BOUNDS
 #undef GC_NEXT
 #undef GC_DISPATCH
   fuel_ = fuel;

@@ -124,6 +124,7 @@ class Engine {
   void diverge(DivergenceKind kind, bool grid_scope, std::uint32_t pc_a, std::uint32_t wg_a, std::uint32_t local_a,
                std::uint32_t pc_b, std::uint32_t wg_b, std::uint32_t local_b, std::string message);
   /// Counts an out-of-bounds access (its first one per buffer in detail) and tells the observers.
+  /// Without observers of accesses the loop counts a buffer's later ones itself (the same counts).
   [[gnu::cold]] void out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index, std::uint32_t pc,
                                    std::uint32_t workgroup, std::uint32_t local);
   /// out_of_bounds' observer calls, apart: without them out_of_bounds saves no registers.
