@@ -68,6 +68,12 @@ void take(std::vector<T>& mine, std::vector<T>& kept) {
   mine.swap(kept);
   mine.clear();
 }
+/// The same for a vector whose every element the engine writes before it reads it: `mine` takes
+/// `kept` with its contents, so sizing it (resize) writes only the elements it grows by.
+template <class T>
+void take_for_overwrite(std::vector<T>& mine, std::vector<T>& kept) {
+  mine.swap(kept);
+}
 template <class T>
 std::size_t capacity_bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
@@ -119,13 +125,13 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
     take(threaded_, k.threaded);
     take(views_, k.views);
     take(storage_spans_, k.storage_spans);
-    take(workgroup_memory_, k.workgroup_memory);
-    take(frames_, k.frames);
-    take(pc_, k.pc);
-    take(status_, k.status);
-    take(record_wg_, k.record_wg);
-    take(record_grid_, k.record_grid);
-    take(alive_, k.alive);
+    take_for_overwrite(workgroup_memory_, k.workgroup_memory);
+    take_for_overwrite(frames_, k.frames);
+    take_for_overwrite(pc_, k.pc);
+    take_for_overwrite(status_, k.status);
+    take_for_overwrite(record_wg_, k.record_wg);
+    take_for_overwrite(record_grid_, k.record_grid);
+    take_for_overwrite(alive_, k.alive);
     take(local_ids_, k.local_ids);
     take(wg_trace_, k.wg_trace);
     take(grid_trace_, k.grid_trace);
@@ -159,13 +165,18 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
     }
   }
   for (const Bytes& bytes : storage) storage_spans_.emplace_back(bytes.data(), bytes.size());
-  workgroup_memory_.assign(std::size_t{resident_groups} * prog_.workgroup_words, 0);
-  frames_.assign(resident * frame_words_, 0);
-  pc_.assign(resident, 0);
-  status_.assign(resident, Status::Finished);
-  record_wg_.assign(resident, 0);
-  record_grid_.assign(resident, 0);
-  alive_.assign(resident_groups, 0);
+  // Sized, not filled: each launch fills the workgroup memory, the statuses and the grid record
+  // counters; start_workgroup writes pc, alive and the ids, launch the constants, run_workgroup the
+  // workgroup record counters before any read; every other frame slot (a let, a loop's two, an
+  // expression temporary) is written by its instruction before one reads it (compile.cpp). Without
+  // a grid_sync the frames already pass from one workgroup to the next so.
+  workgroup_memory_.resize(std::size_t{resident_groups} * prog_.workgroup_words);
+  frames_.resize(resident * frame_words_);
+  pc_.resize(resident);
+  status_.resize(resident);
+  record_wg_.resize(resident);
+  record_grid_.resize(resident);
+  alive_.resize(resident_groups);
   const auto size = prog_.workgroup_size;
   identity_slots_.resize(lanes_);
   shuffled_slots_.resize(lanes_);

@@ -199,9 +199,10 @@ class Engine {
  public:
   /// The vectors of an engine, kept between dispatches by a caller that runs many (interpreter.cpp's
   /// per-thread cache): an engine given a Storage takes its vectors at construction, emptied with
-  /// their capacity kept, and moves them back at destruction, so a dispatch reuses their memory
-  /// instead of allocating it. Their contents mean nothing between engines; an engine behaves exactly
-  /// as with fresh vectors.
+  /// their capacity kept (those whose every element it writes before reading it, frames included,
+  /// keep their old contents: sizing them fills nothing), and moves them back at destruction, so a
+  /// dispatch reuses their memory instead of allocating and clearing it. Their contents mean nothing
+  /// between engines; an engine behaves exactly as with fresh vectors.
   struct Storage {
     std::vector<Observer*> access_observers;
     std::vector<Threaded> threaded;
