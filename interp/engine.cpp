@@ -36,6 +36,14 @@ inline std::uint32_t reverse_bits(std::uint32_t v) {
   v = ((v >> 8) & 0x00FF00FFu) | ((v & 0x00FF00FFu) << 8);
   return (v >> 16) | (v << 16);
 }
+/// The number of set bits of `v` (std::popcount's value, without the library call GCC makes of it
+/// for a target without a popcount instruction).
+inline std::uint32_t popcount(std::uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  v = (v + (v >> 4)) & 0x0F0F0F0Fu;
+  return (v * 0x01010101u) >> 24;
+}
 /// `v` saturated to the i32 range, as bits (ir::eval_binary's i32 saturating operators).
 inline std::uint32_t saturate_i32(std::int64_t v) {
   if (v > INT32_MAX) return static_cast<std::uint32_t>(INT32_MAX);
@@ -669,7 +677,7 @@ op_LogNot:
   }
   GC_UNARY(Neg, 0u - x)
   GC_UNARY(BitNot, ~x)
-  GC_UNARY(Popcount, static_cast<std::uint32_t>(std::popcount(x)))
+  GC_UNARY(Popcount, popcount(x))
   GC_UNARY(Clz, static_cast<std::uint32_t>(std::countl_zero(x)))
   GC_UNARY(Ctz, static_cast<std::uint32_t>(std::countr_zero(x)))
   GC_UNARY(ReverseBits, reverse_bits(x))

@@ -373,7 +373,7 @@ void RaceDetector::escalate(Shadow& s, const Access& a) {
 }
 
 template <RaceDetector::Kind kind>
-void RaceDetector::check_full(Shadow& s, const Access& a, std::uint32_t when) {
+[[gnu::always_inline]] inline void RaceDetector::check_full(Shadow& s, const Access& a, std::uint32_t when) {
   std::uint32_t& tag = s.tags[a.element];
   const std::uint32_t index = tag & ~kEscalated;
   Full& f = pool_[index];
