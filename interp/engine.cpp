@@ -276,18 +276,30 @@ void Engine::run(std::uint32_t fixpoint) {
 bool Engine::launch(std::uint32_t index) {
   launch_index_ = index;
   ctx_.launch = index;
-  // Constants into every resident frame; workgroup memory and invocation state start fresh.
+  // Constants into every resident frame; workgroup memory and invocation state start fresh. The
+  // first frame's are written one by one; when they form one block (the grid, the literals, then
+  // the buf_len slots, as compile lays them out) the other frames copy that block.
   const std::size_t resident = status_.size();
+  const std::size_t literals_end = kFirstConstSlot + prog_.literal_values.size();
+  bool one_block = true;
+  for (std::size_t i = 0; i < prog_.buf_len_slots.size(); ++i)
+    one_block = one_block && prog_.buf_len_slots[i].slot == literals_end + i;
+  const std::size_t block_end = literals_end + prog_.buf_len_slots.size();
   for (std::size_t s = 0; s < resident; ++s) {
     std::uint32_t* r = frame(static_cast<std::uint32_t>(s));
+    if (s > 0 && one_block) {
+      std::memcpy(r + kSlotNumWorkgroups, frames_.data() + kSlotNumWorkgroups,
+                  (block_end - kSlotNumWorkgroups) * sizeof(std::uint32_t));
+      continue;
+    }
     for (int a = 0; a < 3; ++a) {
       r[kSlotNumWorkgroups + a] = grid_[a];
       r[kSlotWorkgroupSize + a] = prog_.workgroup_size[a];
     }
     std::copy(prog_.literal_values.begin(), prog_.literal_values.end(), r + kFirstConstSlot);
     for (const auto& bl : prog_.buf_len_slots) r[bl.slot] = views_[bl.buffer].count;
-    status_[s] = Status::Finished;
   }
+  std::fill(status_.begin(), status_.end(), Status::Finished);
   std::fill(workgroup_memory_.begin(), workgroup_memory_.end(), 0u);
   grid_trace_.clear();
   std::fill(record_grid_.begin(), record_grid_.end(), 0u);

@@ -52,8 +52,11 @@ bool has_race_sites(const CompiledProgram& program) {
          program.race_sites.written.size() == program.buffers.size();
 }
 
-std::vector<bool> written_buffers(const CompiledProgram& program) {
-  return has_race_sites(program) ? program.race_sites.written : compute_written_buffers(program);
+/// The program's written buffers: its table, or one computed into `own` (no copy of the table).
+const std::vector<bool>& written_buffers(const CompiledProgram& program, std::vector<bool>& own) {
+  if (has_race_sites(program)) return program.race_sites.written;
+  own = compute_written_buffers(program);
+  return own;
 }
 
 std::uint64_t element_count(const CompiledProgram& program, std::span<const Bytes> storage, std::size_t b) {
@@ -158,7 +161,8 @@ RaceSites index_race_sites(const CompiledProgram& program) {
 }
 
 std::uint64_t RaceDetector::shadow_bytes(const CompiledProgram& program, std::span<const Bytes> storage) {
-  const auto written = written_buffers(program);
+  std::vector<bool> own_written;
+  const std::vector<bool>& written = written_buffers(program, own_written);
   std::uint64_t bytes = 0;
   for (std::size_t b = 0; b < program.buffers.size(); ++b)
     if (written[b]) bytes += element_count(program, storage, b) * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
@@ -183,7 +187,8 @@ RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes
     direct_.swap(reuse_->direct);
     direct_.clear();
   }
-  const auto written = written_buffers(program);
+  std::vector<bool> own_written;
+  const std::vector<bool>& written = written_buffers(program, own_written);
   shadow_.resize(program.buffers.size());
   for (std::size_t b = 0; b < program.buffers.size(); ++b) {
     shadow_[b].workgroup = program.buffers[b].workgroup;
