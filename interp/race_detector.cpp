@@ -300,16 +300,24 @@ void RaceDetector::on_atomic(const Access& a) {
 
 void RaceDetector::atomic(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
                           std::uint32_t value, std::uint32_t previous, bool compare_exchange_failed) {
-  access(Access{buffer, element, pc, workgroup_, local, value, previous, compare_exchange_failed},
-         compare_exchange_failed ? Kind::kAtomicRead : Kind::kAtomicWrite);
+  const Access a{buffer, element, pc, workgroup_, local, value, previous, compare_exchange_failed};
+  if (compare_exchange_failed)
+    access(a, Kind::kAtomicRead);
+  else
+    access(a, Kind::kAtomicWrite);
 }
 
 void RaceDetector::slow(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
                         std::uint32_t value, std::uint32_t previous, Kind kind) {
-  access(Access{buffer, element, pc, workgroup_, local, value, previous, false}, kind);
+  // access inlined once per kind (the direct path's two), its kind a constant in each.
+  const Access a{buffer, element, pc, workgroup_, local, value, previous, false};
+  if (kind == Kind::kRead)
+    access(a, Kind::kRead);
+  else
+    access(a, Kind::kWrite);
 }
 
-void RaceDetector::access(const Access& a, Kind kind) {
+[[gnu::always_inline]] inline void RaceDetector::access(const Access& a, Kind kind) {
   if (incomplete_) return;
   Shadow& s = shadow_[a.buffer];
   if (s.tags.empty()) return;  // never written: no race possible
