@@ -179,7 +179,7 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
   // expression temporary) is written by its instruction before one reads it (compile.cpp). Without
   // a grid_sync the frames already pass from one workgroup to the next so.
   workgroup_memory_.resize(std::size_t{resident_groups} * prog_.workgroup_words);
-  frames_.resize(resident * frame_words_);
+  if (frames_.size() < resident * frame_words_) frames_.resize(resident * frame_words_);  // never shrunk: no size is read
   pc_.resize(resident);
   status_.resize(resident);
   record_wg_.resize(resident);
