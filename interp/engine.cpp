@@ -553,6 +553,9 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   View* const views = views_.data();
   [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
   [[maybe_unused]] RaceDetector* const races = races_;
+  // The detector's direct-path state, constant while this loop runs (race_detector.hpp, load).
+  [[maybe_unused]] const auto race_state =
+      races != nullptr ? races->direct_state() : decltype(races->direct_state()){};
   constexpr bool kObserved = kWatch == Watch::Observers;
   // The engine's arrays in locals: a store through a buffer pointer (memcpy) may alias any member,
   // so members would be reloaded after every store. The barrier bookkeeping stays in the members:
@@ -768,7 +771,7 @@ op_CheckU32:
                                           : ir::scalar::f32_canonical(w);                           \
       if constexpr (watched && kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base); \
       if constexpr (watched && kWatch == Watch::Races)                                              \
-        races->load(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, w, [ip, pc_of] { return pc_of(ip); }); \
+        races->load(race_state, in->a, i, static_cast<std::uint16_t>(in->e), slot - base, w, [ip, pc_of] { return pc_of(ip); }); \
       if constexpr (kUninit) {                                                                      \
         if (v.shadow_offset != kNoShadow) {                                                         \
           const std::uint32_t word = v.shadow_offset + i;                                           \
@@ -802,7 +805,7 @@ op_Store : {
       const std::uint32_t before = read_word(p);
       const std::uint32_t value = r[in->c];
       write_word(p, value);
-      races->store(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,
+      races->store(race_state, in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,
                    [ip, pc_of] { return pc_of(ip); });
     } else {
       write_word(p, r[in->c]);
