@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstring>
 #include <iterator>
+#include <numeric>
 
 #include "ir/scalar_semantics.hpp"
 
@@ -448,7 +449,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
     for (std::size_t b = 0; b < prog_.buffers.size(); ++b)
       if (prog_.buffers[b].workgroup) views_[b].data = block + std::size_t{prog_.buffers[b].workgroup_offset} * 4;
   }
-  for (std::uint32_t l = 0; l < lanes_; ++l) record_wg_[base + l] = 0;
+  std::fill_n(record_wg_.begin() + base, lanes_, 0u);
   wg_trace_.clear();
   wg_at_barrier_ = 0;
   wg_at_fence_ = 0;
@@ -466,7 +467,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
     const std::uint32_t* order;
     if (orders_.is_identity()) {
       if (identity_slots_base_ != base) {
-        for (std::uint32_t l = 0; l < lanes_; ++l) identity_slots_[l] = base + l;
+        std::iota(identity_slots_.begin(), identity_slots_.begin() + lanes_, base);
         identity_slots_base_ = base;
       }
       order = identity_slots_.data();
@@ -879,10 +880,21 @@ op_Barrier : {
   stop = Stop::Barrier;
   goto done;
 }
-op_Fence:
+op_Fence : {
+  const std::uint32_t pc = pc_of(ip);
+  // Fast path of on_stop: one more arrival at the grid_sync this workgroup and the grid wait at.
+  if (wg_at_barrier_ == 0 && wg_at_fence_ > 0 && grid_fence_pc_ == pc) {
+    ++wg_at_fence_;
+    ++grid_at_fence_;
+    const std::uint32_t s = opaque(slot);
+    status[s] = Status::AtFence;
+    pcs[s] = pc + 1;
+    continue;
+  }
   ++ip;
   stop = Stop::Fence;
   goto done;
+}
 op_Return:
   status[opaque(slot)] = Status::Finished;
   --*alive;

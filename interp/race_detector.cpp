@@ -108,6 +108,16 @@ bool age(RaceDetector::Full& f, std::uint32_t floor, std::uint32_t group_first) 
   bool empty = true;
   for (int k = 0; k < RaceDetector::kKinds; ++k) {
     RaceDetector::History& h = f.of[k];
+    if (h.latest.when == 0 && h.earlier_group.when == 0) {
+      // Nothing of this kind (the common case): what the steps below do with it, as 0 < floor
+      // (a floor is an interval start, at least one workgroup's size).
+      h = RaceDetector::History{};
+      if (k == Kind::kWrite) {
+        f.earlier_groups = RaceDetector::Values{};
+        f.group = f.interval = RaceDetector::Values{};
+      }
+      continue;
+    }
     if (h.latest.when < floor) {
       h.latest = h.other = RaceDetector::Rep{};
       if (h.earlier_group.when < floor) h.earlier_group = RaceDetector::Rep{};
