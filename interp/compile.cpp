@@ -162,6 +162,12 @@ class Compiler {
   }
 
   std::uint32_t emit(Instr in) {
+    if (has_pending_site_) {
+      const PendingSite& p = pending_site_;
+      out_.sites.push_back(SiteRecipe{p.loc, p.path, p.what.prefix, std::string(p.what.arg), p.what.suffix});
+      origin_.site = static_cast<std::uint32_t>(out_.sites.size() - 1);
+      has_pending_site_ = false;
+    }
     out_.code.push_back(in);
     out_.origins.push_back(origin_);
     return static_cast<std::uint32_t>(out_.code.size() - 1);
@@ -260,9 +266,12 @@ class Compiler {
     out_.paths.push_back(PathNode{parent, field, index});
     return static_cast<PathId>(out_.paths.size() - 1);
   }
+  /// The origin of the instructions emitted next. Its site is spelt out (a SiteRecipe) by the first
+  /// of them (emit): an origin that the next one replaces before any instruction costs nothing.
   void set_origin(ir::SourceLoc loc, PathId path, What what, bool is_stmt, std::uint32_t node) {
-    out_.sites.push_back(SiteRecipe{loc, path, what.prefix, std::string(what.arg), what.suffix});
-    origin_ = Origin{static_cast<std::uint32_t>(out_.sites.size() - 1), is_stmt, node, 0};
+    pending_site_ = PendingSite{loc, path, what};
+    has_pending_site_ = true;
+    origin_ = Origin{0, is_stmt, node, 0};
   }
   void set_origin_stmt(ir::StmtId id, PathId path, What what) {
     set_origin(p_.loc(id), path, what, true, ir::index_of(id));
@@ -775,6 +784,15 @@ class Compiler {
   CompiledProgram out_;
   ir::Diagnostics diags_;
   Origin origin_;
+  /// set_origin's site until an instruction is emitted under it (its arg views the program's names
+  /// or static text, which outlive the compilation).
+  struct PendingSite {
+    ir::SourceLoc loc;
+    PathId path = 0;
+    What what{""};
+  };
+  PendingSite pending_site_;
+  bool has_pending_site_ = false;
   ir::SourceLoc stmt_loc_;
   PathId stmt_path_ = 0;
   std::vector<Binding> scope_;
