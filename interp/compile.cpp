@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "interp/compiled_program.hpp"
@@ -161,6 +162,12 @@ class Compiler {
   }
 
   std::uint32_t emit(Instr in) {
+    if (has_pending_site_) {
+      const PendingSite& p = pending_site_;
+      out_.sites.push_back(SiteRecipe{p.loc, p.path, p.what.prefix, std::string(p.what.arg), p.what.suffix});
+      origin_.site = static_cast<std::uint32_t>(out_.sites.size() - 1);
+      has_pending_site_ = false;
+    }
     out_.code.push_back(in);
     out_.origins.push_back(origin_);
     return static_cast<std::uint32_t>(out_.code.size() - 1);
@@ -259,9 +266,12 @@ class Compiler {
     out_.paths.push_back(PathNode{parent, field, index});
     return static_cast<PathId>(out_.paths.size() - 1);
   }
+  /// The origin of the instructions emitted next. Its site is spelt out (a SiteRecipe) by the first
+  /// of them (emit): an origin that the next one replaces before any instruction costs nothing.
   void set_origin(ir::SourceLoc loc, PathId path, What what, bool is_stmt, std::uint32_t node) {
-    out_.sites.push_back(SiteRecipe{loc, path, what.prefix, std::string(what.arg), what.suffix});
-    origin_ = Origin{static_cast<std::uint32_t>(out_.sites.size() - 1), is_stmt, node, 0};
+    pending_site_ = PendingSite{loc, path, what};
+    has_pending_site_ = true;
+    origin_ = Origin{0, is_stmt, node, 0};
   }
   void set_origin_stmt(ir::StmtId id, PathId path, What what) {
     set_origin(p_.loc(id), path, what, true, ir::index_of(id));
@@ -544,6 +554,8 @@ class Compiler {
         set_origin_expr(id, What{"", ir::info(e.un_op()).mnemonic});
         if (e.un_op() == ir::UnOp::LogicalNot) {
           emit({Op::LogNot, 0, 0, 0, d, x});
+        } else if (const std::optional<Op> fast = fast_unary(e.un_op(), type_of(e.operands[0]))) {
+          emit({*fast, 0, 0, 0, d, x});
         } else {
           emit({Op::Unary, static_cast<std::uint8_t>(e.un_op()), static_cast<std::uint8_t>(type_of(e.operands[0])), 0,
                 d, x});
@@ -565,6 +577,16 @@ class Compiler {
         if (from == e.cast_target()) return x;  // registers hold canonical values already
         const std::uint32_t d = dest(hint);
         set_origin_expr(id, What{"cast"});
+        const bool from_int = from == ScalarType::U32 || from == ScalarType::I32;
+        const bool to_int = e.cast_target() == ScalarType::U32 || e.cast_target() == ScalarType::I32;
+        if (from_int && to_int) {  // the same bits
+          emit({Op::Mov, 0, 0, 0, d, x});
+          return d;
+        }
+        if ((from_int && e.cast_target() == ScalarType::Bool) || (from == ScalarType::Bool && to_int)) {
+          emit({Op::NeZero, 0, 0, 0, d, x});
+          return d;
+        }
         emit({Op::Cast, static_cast<std::uint8_t>(e.cast_target()), static_cast<std::uint8_t>(from), 0, d, x});
         return d;
       }
@@ -640,6 +662,22 @@ class Compiler {
       emit({Op::CheckU32, static_cast<std::uint8_t>(U32Use::AtomicOperand), 0, 0, 0, r});
     }
     return r;
+  }
+
+  /// The dedicated opcode of an integer unary operator (the ones generated programs use), or nullopt
+  /// for Op::Unary.
+  static std::optional<Op> fast_unary(ir::UnOp op, ScalarType t) {
+    if (t != ScalarType::U32 && t != ScalarType::I32) return std::nullopt;
+    switch (op) {
+      case ir::UnOp::Negate: return Op::Neg;
+      case ir::UnOp::BitNot: return Op::BitNot;
+      case ir::UnOp::Popcount: return Op::Popcount;
+      case ir::UnOp::Clz: return Op::Clz;
+      case ir::UnOp::Ctz: return Op::Ctz;
+      case ir::UnOp::ReverseBits: return Op::ReverseBits;
+      case ir::UnOp::Abs: return t == ScalarType::I32 ? Op::AbsS : Op::Mov;  // u32 abs is the value
+      default: return std::nullopt;
+    }
   }
 
   /// The operands of an integer `x * y` (for fusing `x * y + z`), or nullopt.
@@ -719,6 +757,18 @@ class Compiler {
         default: break;
       }
     }
+    if (!fast) {
+      switch (op) {
+        case BinOp::SaturatingAdd: fast = t == ScalarType::U32 ? std::optional{Op::SatAddU} : std::nullopt; break;
+        case BinOp::SaturatingSub: fast = t == ScalarType::I32 ? std::optional{Op::SatSubS} : std::nullopt; break;
+        case BinOp::RotateLeft: fast = t == ScalarType::U32 ? std::optional{Op::RotlU} : std::nullopt; break;
+        case BinOp::MulHigh: fast = t == ScalarType::U32 ? std::optional{Op::MulHiU} : std::nullopt; break;
+        case BinOp::Add: fast = t == ScalarType::F32 ? std::optional{Op::AddF32} : std::nullopt; break;
+        case BinOp::Sub: fast = t == ScalarType::F32 ? std::optional{Op::SubF32} : std::nullopt; break;
+        case BinOp::Mul: fast = t == ScalarType::F32 ? std::optional{Op::MulF32} : std::nullopt; break;
+        default: break;
+      }
+    }
     if (swap) std::swap(l, r);
     if (fast) {
       emit({*fast, 0, 0, 0, d, l, r});
@@ -734,6 +784,15 @@ class Compiler {
   CompiledProgram out_;
   ir::Diagnostics diags_;
   Origin origin_;
+  /// set_origin's site until an instruction is emitted under it (its arg views the program's names
+  /// or static text, which outlive the compilation).
+  struct PendingSite {
+    ir::SourceLoc loc;
+    PathId path = 0;
+    What what{""};
+  };
+  PendingSite pending_site_;
+  bool has_pending_site_ = false;
   ir::SourceLoc stmt_loc_;
   PathId stmt_path_ = 0;
   std::vector<Binding> scope_;

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "interp/compiled_program.hpp"
 #include "interp/interpreter.hpp"
 #include "interp/test_support.hpp"
 #include "ir/builder.hpp"
+#include "ir/scalar_semantics.hpp"
 
 namespace gridcheck::interp {
 namespace {
@@ -148,6 +150,105 @@ TEST(Interp_Compile, AnIfThatHoldsABarrierKeepsItsConditionForTheRecord) {
   EXPECT_EQ(count(c, Op::RecordIf), 1u) << disassemble(c);
   EXPECT_EQ(count(c, Op::Jz), 1u);
   EXPECT_EQ(count(c, Op::JnLtU), 0u);
+}
+
+/// One store per operation: out[k * n + gid] = op(x[gid]) (or op(x[gid], y[gid])), over x and y
+/// buffers of u32, i32 and f32 holding edge values; each output element is checked against
+/// ir/scalar_semantics.
+struct OneOpEach {
+  enum class Kind { Unary, Binary, Cast };
+  struct Row {
+    Kind kind;
+    std::uint8_t op;  ///< UnOp or BinOp; for a cast the target ScalarType
+    ScalarType type;  ///< the operand type
+  };
+  static constexpr std::uint32_t kN = 8;
+  static Words edges() {
+    return {0u, 1u, 31u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 0x3FC00000u /* 1.5f */, 0xC0000000u /* -2.0f */};
+  }
+  static Words others() { return {5u, 0xFFFFFFFFu, 33u, 1u, 0xFFFFFFFFu, 7u, 0x40400000u /* 3.0f */, 0x80000000u}; }
+
+  static void check(const std::vector<Row>& rows, const std::vector<std::pair<Op, std::size_t>>& want) {
+    const auto n = kN;
+    Builder b({n, 1, 1});
+    Buf xs[3] = {b.read("xu", 0, ScalarType::U32, n), b.read("xi", 1, ScalarType::I32, n), b.read("xf", 2, ScalarType::F32, n)};
+    Buf ys[3] = {b.read("yu", 3, ScalarType::U32, n), b.read("yi", 4, ScalarType::I32, n), b.read("yf", 5, ScalarType::F32, n)};
+    const auto at = [](ScalarType t) { return t == ScalarType::U32 ? 0 : t == ScalarType::I32 ? 1 : 2; };
+    Buf out = b.output("out", 6, ScalarType::U32, n * static_cast<std::uint32_t>(rows.size()));
+    std::vector<ir::S> body;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const Row& row = rows[k];
+      const ir::E x = b.load(xs[at(row.type)], b.gid()), y = b.load(ys[at(row.type)], b.gid());
+      ir::E v = row.kind == Kind::Unary    ? b.un(static_cast<ir::UnOp>(row.op), x)
+                : row.kind == Kind::Binary ? b.bin(static_cast<ir::BinOp>(row.op), x, y)
+                                           : b.cast(static_cast<ScalarType>(row.op), x);
+      // Stored as u32 bits (a cast of u32 / i32 / bool / f32 to u32 would be another operation): through
+      // a u32 buffer only when the result is u32; else a second buffer of its type.
+      const ScalarType result = row.kind == Kind::Unary    ? *ir::result_type(static_cast<ir::UnOp>(row.op), row.type)
+                                : row.kind == Kind::Binary ? *ir::result_type(static_cast<ir::BinOp>(row.op), row.type)
+                                                           : static_cast<ScalarType>(row.op);
+      Buf dst = result == ScalarType::U32 ? out : b.output("out" + std::to_string(k), 7 + static_cast<std::uint32_t>(k), result, n);
+      body.push_back(b.store(dst, result == ScalarType::U32 ? b.gid() + b.u32(static_cast<std::uint32_t>(k) * n) : b.gid(), v));
+    }
+    ir::Program p = b.wrapped(std::move(body));
+    const CompiledProgram c = compiled(p);
+    for (const auto& [op, times] : want) EXPECT_EQ(count(c, op), times) << name_of(op) << "\n" << disassemble(c);
+    const std::vector<Bytes> inputs = {to_bytes(edges()), to_bytes(edges()), to_bytes(edges()),
+                                       to_bytes(others()), to_bytes(others()), to_bytes(others())};
+    const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
+    ASSERT_TRUE(r.ok()) << explain(r);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const Row& row = rows[k];
+      const ScalarType result = row.kind == Kind::Unary    ? *ir::result_type(static_cast<ir::UnOp>(row.op), row.type)
+                                : row.kind == Kind::Binary ? *ir::result_type(static_cast<ir::BinOp>(row.op), row.type)
+                                                           : static_cast<ScalarType>(row.op);
+      const Words got = result == ScalarType::U32 ? output(r, "out") : output(r, "out" + std::to_string(k));
+      const std::size_t first = result == ScalarType::U32 ? k * n : 0;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t x = ir::load_word(row.type, edges()[i]), y = ir::load_word(row.type, others()[i]);
+        const std::uint32_t want_bits =
+            row.kind == Kind::Unary    ? ir::eval_unary(static_cast<ir::UnOp>(row.op), row.type, x).bits
+            : row.kind == Kind::Binary ? ir::eval_binary(static_cast<ir::BinOp>(row.op), row.type, x, y).bits
+                                       : ir::eval_cast(static_cast<ScalarType>(row.op), row.type, x);
+        EXPECT_EQ(got[first + i], want_bits) << "row " << k << " element " << i;
+      }
+    }
+  }
+};
+
+TEST(Interp_Compile, TheGeneratorsUnaryOperatorsCastsAndOtherBinaryOperatorsHaveTheirOwnOpcodes) {
+  using K = OneOpEach::Kind;
+  const auto un = [](ir::UnOp op, ScalarType t) { return OneOpEach::Row{K::Unary, static_cast<std::uint8_t>(op), t}; };
+  const auto bin = [](ir::BinOp op, ScalarType t) { return OneOpEach::Row{K::Binary, static_cast<std::uint8_t>(op), t}; };
+  const auto cast = [](ScalarType to, ScalarType from) { return OneOpEach::Row{K::Cast, static_cast<std::uint8_t>(to), from}; };
+  using ir::BinOp;
+  using ir::UnOp;
+  OneOpEach::check({un(UnOp::Negate, ScalarType::I32), un(UnOp::Negate, ScalarType::U32), un(UnOp::BitNot, ScalarType::U32),
+                    un(UnOp::Popcount, ScalarType::U32), un(UnOp::Clz, ScalarType::U32), un(UnOp::Ctz, ScalarType::U32),
+                    un(UnOp::ReverseBits, ScalarType::U32), un(UnOp::Abs, ScalarType::I32), un(UnOp::Abs, ScalarType::U32),
+                    cast(ScalarType::Bool, ScalarType::U32), cast(ScalarType::Bool, ScalarType::I32),
+                    cast(ScalarType::U32, ScalarType::I32), cast(ScalarType::I32, ScalarType::U32),
+                    bin(BinOp::SaturatingAdd, ScalarType::U32), bin(BinOp::SaturatingSub, ScalarType::I32),
+                    bin(BinOp::RotateLeft, ScalarType::U32), bin(BinOp::MulHigh, ScalarType::U32),
+                    bin(BinOp::Add, ScalarType::F32), bin(BinOp::Sub, ScalarType::F32), bin(BinOp::Mul, ScalarType::F32)},
+                   {{Op::Unary, 0}, {Op::Cast, 0}, {Op::Binary, 0}, {Op::Neg, 2}, {Op::BitNot, 1}, {Op::Popcount, 1},
+                    {Op::Clz, 1}, {Op::Ctz, 1}, {Op::ReverseBits, 1}, {Op::AbsS, 1}, {Op::NeZero, 2}, {Op::SatAddU, 1},
+                    {Op::SatSubS, 1}, {Op::RotlU, 1}, {Op::MulHiU, 1}, {Op::AddF32, 1}, {Op::SubF32, 1}, {Op::MulF32, 1}});
+}
+
+TEST(Interp_Compile, OtherOperatorsAndTypesStillGoThroughScalarSemantics) {  // the twin: no dedicated opcode
+  using K = OneOpEach::Kind;
+  const auto un = [](ir::UnOp op, ScalarType t) { return OneOpEach::Row{K::Unary, static_cast<std::uint8_t>(op), t}; };
+  const auto bin = [](ir::BinOp op, ScalarType t) { return OneOpEach::Row{K::Binary, static_cast<std::uint8_t>(op), t}; };
+  const auto cast = [](ScalarType to, ScalarType from) { return OneOpEach::Row{K::Cast, static_cast<std::uint8_t>(to), from}; };
+  using ir::BinOp;
+  using ir::UnOp;
+  OneOpEach::check({un(UnOp::Negate, ScalarType::F32), un(UnOp::Sign, ScalarType::I32), cast(ScalarType::U32, ScalarType::F32),
+                    cast(ScalarType::F32, ScalarType::I32), cast(ScalarType::Bool, ScalarType::F32),
+                    bin(BinOp::SaturatingAdd, ScalarType::I32), bin(BinOp::SaturatingSub, ScalarType::U32),
+                    bin(BinOp::RotateRight, ScalarType::U32), bin(BinOp::Div, ScalarType::F32)},
+                   {{Op::Unary, 2}, {Op::Cast, 3}, {Op::Binary, 4}, {Op::Neg, 0}, {Op::NeZero, 0}, {Op::SatAddU, 0},
+                    {Op::SatSubS, 0}, {Op::AddF32, 0}});
 }
 
 TEST(Interp_Compile, LiteralsAreDeduplicatedIntoConstantSlots) {

@@ -43,6 +43,21 @@ enum class Op : std::uint8_t {
   LogAnd, LogOr, LogNot,
   MulAdd,  ///< d = r[a] * r[b] + r[c], wrapping (an integer `x * y + z` fused by the compiler)
   Inc,     ///< ++r[d] (the variable of an unrolled loop)
+  // the unary operators, casts and other binary operators the generated programs use most, without
+  // ir::eval_unary / eval_cast / eval_binary's table check and switch (the same values)
+  Neg,       ///< d = 0 - r[a] (u32 and i32 negate, wrapping)
+  BitNot,    ///< d = ~r[a]
+  Popcount,  ///< d = popcount(r[a])
+  Clz,       ///< d = count of leading zero bits of r[a]
+  Ctz,       ///< d = count of trailing zero bits of r[a]
+  ReverseBits,  ///< d = r[a] with its 32 bits in reverse order
+  AbsS,      ///< d = |r[a]| as i32, wrapping (abs(i32::MIN) = i32::MIN)
+  NeZero,    ///< d = r[a] != 0 ? 1 : 0 (casts from u32 / i32 / bool to bool, and from bool to u32 / i32)
+  SatAddU,   ///< d = r[a] + r[b] saturated to u32
+  SatSubS,   ///< d = r[a] - r[b] saturated to i32
+  RotlU,     ///< d = r[a] rotated left by r[b] % 32
+  MulHiU,    ///< d = the high 32 bits of the u32 product r[a] * r[b]
+  AddF32, SubF32, MulF32,  ///< f32 d = r[a] op r[b], canonical (round to nearest)
   // everything else through ir/scalar_semantics (sub = operator, type = operand type)
   Binary,     ///< d = eval_binary(sub, type, a, b)
   Unary,      ///< d = eval_unary(sub, type, a)

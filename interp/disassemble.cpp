@@ -12,7 +12,8 @@ constexpr std::array<std::string_view, kOpCount> kOpNames = {
     "jn_le_u", "jn_le_s", "add",     "sub",      "mul",     "and",
     "or",      "xor",     "shl",      "shr_u",     "shr_s",     "eq",      "ne",       "lt_u",    "lt_s",
     "le_u",    "le_s",    "div_u",    "mod_u",     "div_s",     "mod_s",   "min_u",    "max_u",   "min_s",
-    "max_s",   "log_and", "log_or",   "log_not",   "mul_add",   "inc",     "binary",   "unary",   "cast",
+    "max_s",   "log_and", "log_or",   "log_not",   "mul_add",   "inc",     "neg",      "bit_not", "popcount", "clz", "ctz", "reverse_bits",
+    "abs_s",   "ne_zero", "sat_add_u", "sat_sub_s", "rotl_u", "mul_hi_u", "add_f32", "sub_f32", "mul_f32", "binary",   "unary",   "cast",
     "fma",     "select",  "truthy_f32", "check_u32", "load",    "load_bool", "load_f32", "store", "atomic",
     "record_if", "record_loop", "barrier", "fence", "return", "trap"};
 static_assert(kOpNames[kOpCount - 1] == "trap", "one name per opcode, in enum order");

@@ -60,6 +60,23 @@ ir::Program unwritten_and_out_of_bounds() {
                                               b.load(in, b.lid() + b.u32(5)))});
 }
 
+/// Many frame slots (lets, loop variables and bounds, temporaries) under branches, loops of zero
+/// and several trips and a grid_sync: an engine sizes its frames without clearing them (engine.hpp,
+/// Storage), so every slot must be written before it is read, whatever the frames held before.
+ir::Program many_slots() {
+  Builder b({4, 1, 1});
+  Buf in = b.read("in", 0, ScalarType::U32, 8);
+  Buf out = b.output("out", 1, ScalarType::U32, 8);
+  return b.wrapped({b.let("a", b.load(in, b.gid()) * b.u32(3)),
+                    b.if_(b.lid() < b.u32(2), {b.let("t", b.var("a") + b.u32(1)), b.assign("a", b.var("t") ^ b.lid())},
+                          {b.let("e", b.var("a") - b.u32(5)), b.assign("a", b.var("e") * b.var("e"))}),
+                    b.loop("i", b.lid(), b.u32(2), {b.assign("a", b.var("a") + b.var("i") * b.gid())}),
+                    b.grid_sync(),
+                    b.loop("j", b.u32(0), b.load(in, b.gid()) % b.u32(4), {b.let("s", b.var("j") + b.var("a")),
+                                                                          b.assign("a", b.select(b.var("s") < b.u32(9), b.var("s"), b.var("a")))}),
+                    b.store(out, b.gid(), b.var("a") + b.load(in, b.u32(7) - b.gid()))});
+}
+
 std::vector<Dispatch> dispatches() {
   std::vector<Dispatch> d;
   d.push_back({"racy exchange", neighbour_exchange(false), {}, Grid{2, 1, 1}});
@@ -69,6 +86,7 @@ std::vector<Dispatch> dispatches() {
   d.push_back({"small racy handoff", handoff(false, 4), {to_bytes(fill(4, 0))}, Grid{2, 1, 1}});
   d.push_back({"small handoff across a grid_sync", handoff(true, 4), {to_bytes(fill(4, 1))}, Grid{2, 1, 1}, 3});
   d.push_back({"uninit and oob", unwritten_and_out_of_bounds(), {to_bytes({1, 2})}, Grid{1, 1, 1}});
+  d.push_back({"many frame slots", many_slots(), {to_bytes({5, 0, 7, 2, 9, 3, 11, 6})}, Grid{2, 1, 1}, 2});
   return d;
 }
 
@@ -103,6 +121,7 @@ TEST(Interp_DispatchReuse, EveryDispatchAfterEveryOtherReportsWhatItReportsOnAFr
   EXPECT_TRUE(fresh[3].starts_with("ok")) << fresh[3];
   EXPECT_NE(fresh[6].find("uninit sh"), std::string::npos) << fresh[6];
   EXPECT_NE(fresh[6].find("oob in"), std::string::npos) << fresh[6];
+  EXPECT_TRUE(fresh[7].starts_with("ok")) << fresh[7];
   std::thread t([&] {  // every ordered pair, on one thread
     for (std::size_t i = 0; i < all.size(); ++i)
       for (std::size_t j = 0; j < all.size(); ++j) {

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstring>
 #include <iterator>
+#include <numeric>
 
 #include "ir/scalar_semantics.hpp"
 
@@ -26,6 +27,29 @@ inline void write_word(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4)
 inline std::uint32_t opaque(std::uint32_t v) {
   asm("" : "+r"(v));
   return v;
+}
+
+/// The bits of `v` in reverse order (ir::eval_unary's ReverseBits).
+inline std::uint32_t reverse_bits(std::uint32_t v) {
+  v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+  v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+  v = ((v >> 4) & 0x0F0F0F0Fu) | ((v & 0x0F0F0F0Fu) << 4);
+  v = ((v >> 8) & 0x00FF00FFu) | ((v & 0x00FF00FFu) << 8);
+  return (v >> 16) | (v << 16);
+}
+/// The number of set bits of `v` (std::popcount's value, without the library call GCC makes of it
+/// for a target without a popcount instruction).
+inline std::uint32_t popcount(std::uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  v = (v + (v >> 4)) & 0x0F0F0F0Fu;
+  return (v * 0x01010101u) >> 24;
+}
+/// `v` saturated to the i32 range, as bits (ir::eval_binary's i32 saturating operators).
+inline std::uint32_t saturate_i32(std::int64_t v) {
+  if (v > INT32_MAX) return static_cast<std::uint32_t>(INT32_MAX);
+  if (v < INT32_MIN) return static_cast<std::uint32_t>(INT32_MIN);
+  return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
 }
 
 // Diagnostic codes of run-time outcomes.
@@ -52,6 +76,12 @@ template <class T>
 void take(std::vector<T>& mine, std::vector<T>& kept) {
   mine.swap(kept);
   mine.clear();
+}
+/// The same for a vector whose every element the engine writes before it reads it: `mine` takes
+/// `kept` with its contents, so sizing it (resize) writes only the elements it grows by.
+template <class T>
+void take_for_overwrite(std::vector<T>& mine, std::vector<T>& kept) {
+  mine.swap(kept);
 }
 template <class T>
 std::size_t capacity_bytes(const std::vector<T>& v) {
@@ -104,13 +134,13 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
     take(threaded_, k.threaded);
     take(views_, k.views);
     take(storage_spans_, k.storage_spans);
-    take(workgroup_memory_, k.workgroup_memory);
-    take(frames_, k.frames);
-    take(pc_, k.pc);
-    take(status_, k.status);
-    take(record_wg_, k.record_wg);
-    take(record_grid_, k.record_grid);
-    take(alive_, k.alive);
+    take_for_overwrite(workgroup_memory_, k.workgroup_memory);
+    take_for_overwrite(frames_, k.frames);
+    take_for_overwrite(pc_, k.pc);
+    take_for_overwrite(status_, k.status);
+    take_for_overwrite(record_wg_, k.record_wg);
+    take_for_overwrite(record_grid_, k.record_grid);
+    take_for_overwrite(alive_, k.alive);
     take(local_ids_, k.local_ids);
     take(wg_trace_, k.wg_trace);
     take(grid_trace_, k.grid_trace);
@@ -144,13 +174,18 @@ Engine::Engine(const CompiledProgram& program, const RunOptions& options, std::s
     }
   }
   for (const Bytes& bytes : storage) storage_spans_.emplace_back(bytes.data(), bytes.size());
-  workgroup_memory_.assign(std::size_t{resident_groups} * prog_.workgroup_words, 0);
-  frames_.assign(resident * frame_words_, 0);
-  pc_.assign(resident, 0);
-  status_.assign(resident, Status::Finished);
-  record_wg_.assign(resident, 0);
-  record_grid_.assign(resident, 0);
-  alive_.assign(resident_groups, 0);
+  // Sized, not filled: each launch fills the workgroup memory, the statuses and the grid record
+  // counters; start_workgroup writes pc, alive and the ids, launch the constants, run_workgroup the
+  // workgroup record counters before any read; every other frame slot (a let, a loop's two, an
+  // expression temporary) is written by its instruction before one reads it (compile.cpp). Without
+  // a grid_sync the frames already pass from one workgroup to the next so.
+  workgroup_memory_.resize(std::size_t{resident_groups} * prog_.workgroup_words);
+  if (frames_.size() < resident * frame_words_) frames_.resize(resident * frame_words_);  // never shrunk: no size is read
+  pc_.resize(resident);
+  status_.resize(resident);
+  record_wg_.resize(resident);
+  record_grid_.resize(resident);
+  alive_.resize(resident_groups);
   const auto size = prog_.workgroup_size;
   identity_slots_.resize(lanes_);
   shuffled_slots_.resize(lanes_);
@@ -242,18 +277,30 @@ void Engine::run(std::uint32_t fixpoint) {
 bool Engine::launch(std::uint32_t index) {
   launch_index_ = index;
   ctx_.launch = index;
-  // Constants into every resident frame; workgroup memory and invocation state start fresh.
+  // Constants into every resident frame; workgroup memory and invocation state start fresh. The
+  // first frame's are written one by one; when they form one block (the grid, the literals, then
+  // the buf_len slots, as compile lays them out) the other frames copy that block.
   const std::size_t resident = status_.size();
+  const std::size_t literals_end = kFirstConstSlot + prog_.literal_values.size();
+  bool one_block = true;
+  for (std::size_t i = 0; i < prog_.buf_len_slots.size(); ++i)
+    one_block = one_block && prog_.buf_len_slots[i].slot == literals_end + i;
+  const std::size_t block_end = literals_end + prog_.buf_len_slots.size();
   for (std::size_t s = 0; s < resident; ++s) {
     std::uint32_t* r = frame(static_cast<std::uint32_t>(s));
+    if (s > 0 && one_block) {
+      std::memcpy(r + kSlotNumWorkgroups, frames_.data() + kSlotNumWorkgroups,
+                  (block_end - kSlotNumWorkgroups) * sizeof(std::uint32_t));
+      continue;
+    }
     for (int a = 0; a < 3; ++a) {
       r[kSlotNumWorkgroups + a] = grid_[a];
       r[kSlotWorkgroupSize + a] = prog_.workgroup_size[a];
     }
     std::copy(prog_.literal_values.begin(), prog_.literal_values.end(), r + kFirstConstSlot);
     for (const auto& bl : prog_.buf_len_slots) r[bl.slot] = views_[bl.buffer].count;
-    status_[s] = Status::Finished;
   }
+  std::fill(status_.begin(), status_.end(), Status::Finished);
   std::fill(workgroup_memory_.begin(), workgroup_memory_.end(), 0u);
   grid_trace_.clear();
   std::fill(record_grid_.begin(), record_grid_.end(), 0u);
@@ -402,7 +449,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
     for (std::size_t b = 0; b < prog_.buffers.size(); ++b)
       if (prog_.buffers[b].workgroup) views_[b].data = block + std::size_t{prog_.buffers[b].workgroup_offset} * 4;
   }
-  for (std::uint32_t l = 0; l < lanes_; ++l) record_wg_[base + l] = 0;
+  std::fill_n(record_wg_.begin() + base, lanes_, 0u);
   wg_trace_.clear();
   wg_at_barrier_ = 0;
   wg_at_fence_ = 0;
@@ -420,7 +467,7 @@ bool Engine::run_workgroup(std::uint32_t workgroup, bool fresh) {
     const std::uint32_t* order;
     if (orders_.is_identity()) {
       if (identity_slots_base_ != base) {
-        for (std::uint32_t l = 0; l < lanes_; ++l) identity_slots_[l] = base + l;
+        std::iota(identity_slots_.begin(), identity_slots_.begin() + lanes_, base);
         identity_slots_base_ = base;
       }
       order = identity_slots_.data();
@@ -477,6 +524,8 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
       &&op_And,    &&op_Or,       &&op_Xor,      &&op_Shl,    &&op_ShrU,     &&op_ShrS,   &&op_Eq,      &&op_Ne,
       &&op_LtU,    &&op_LtS,      &&op_LeU,      &&op_LeS,    &&op_DivU,     &&op_ModU,   &&op_DivS,    &&op_ModS,
       &&op_MinU,   &&op_MaxU,     &&op_MinS,     &&op_MaxS,   &&op_LogAnd,   &&op_LogOr,  &&op_LogNot,  &&op_MulAdd, &&op_Inc,
+      &&op_Neg,    &&op_BitNot,   &&op_Popcount, &&op_Clz,    &&op_Ctz,      &&op_ReverseBits, &&op_AbsS, &&op_NeZero,
+      &&op_SatAddU, &&op_SatSubS, &&op_RotlU,    &&op_MulHiU, &&op_AddF32,   &&op_SubF32, &&op_MulF32,
       &&op_Binary, &&op_Unary,    &&op_Cast,     &&op_Fma,    &&op_Select,   &&op_TruthyF32, &&op_CheckU32,
       &&op_Load,   &&op_LoadBool, &&op_LoadF32,  &&op_Store,  &&op_Atomic,   &&op_RecordIf, &&op_RecordLoop,
       &&op_Barrier, &&op_Fence,   &&op_Return,   &&op_Trap,
@@ -505,12 +554,16 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   View* const views = views_.data();
   [[maybe_unused]] std::uint64_t* const shadow = wg_shadow_;
   [[maybe_unused]] RaceDetector* const races = races_;
+  // The detector's direct-path state, constant while this loop runs (race_detector.hpp, load).
+  [[maybe_unused]] const auto race_state =
+      races != nullptr ? races->direct_state() : decltype(races->direct_state()){};
   constexpr bool kObserved = kWatch == Watch::Observers;
   // The engine's arrays in locals: a store through a buffer pointer (memcpy) may alias any member,
   // so members would be reloaded after every store. The barrier bookkeeping stays in the members:
   // only the barrier handler reads it, with no store in between, and as locals GCC packed it into
   // vector registers and spilled the loop's pointers (callgrind: more instructions per switch).
   std::uint32_t* const frames = frames_.data();
+  OobCounters* const oob = oob_.data();
   const std::size_t frame_words = frame_words_;
   Status* const status = status_.data();
   std::uint32_t* const pcs = pc_.data();
@@ -543,6 +596,16 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   do {            \
     ++ip;         \
     GC_DISPATCH(); \
+  } while (false)
+// An out-of-bounds access: counted inline once its buffer has its first report (out_of_bounds
+// keeps that one's details) unless observers watch accesses (they hear of each one).
+#define GC_OUT_OF_BOUNDS(kind, counter, index)                                           \
+  do {                                                                                   \
+    OobCounters& c = oob[in->a];                                                         \
+    if (kWatch != Watch::Observers && (c.loads | c.stores | c.atomics) != 0) [[likely]] \
+      ++c.counter;                                                                       \
+    else                                                                                 \
+      out_of_bounds(kind, in->a, index, pc_of(ip), workgroup, slot - base);              \
   } while (false)
 #define GC_BINARY(name, expr)                    \
   op_##name : {                                  \
@@ -622,6 +685,28 @@ op_Inc:
 op_LogNot:
   r[in->d] = r[in->a] == 0 ? 1u : 0u;
   GC_NEXT();
+#define GC_UNARY(name, expr)                 \
+  op_##name : {                              \
+    const std::uint32_t x = r[in->a];        \
+    r[in->d] = (expr);                       \
+    GC_NEXT();                               \
+  }
+  GC_UNARY(Neg, 0u - x)
+  GC_UNARY(BitNot, ~x)
+  GC_UNARY(Popcount, popcount(x))
+  GC_UNARY(Clz, static_cast<std::uint32_t>(std::countl_zero(x)))
+  GC_UNARY(Ctz, static_cast<std::uint32_t>(std::countr_zero(x)))
+  GC_UNARY(ReverseBits, reverse_bits(x))
+  GC_UNARY(AbsS, static_cast<std::int32_t>(x) < 0 ? 0u - x : x)
+  GC_UNARY(NeZero, x != 0 ? 1u : 0u)
+#undef GC_UNARY
+  GC_BINARY(SatAddU, x + y < x ? 0xFFFFFFFFu : x + y)
+  GC_BINARY(SatSubS, saturate_i32(std::int64_t{static_cast<std::int32_t>(x)} - static_cast<std::int32_t>(y)))
+  GC_BINARY(RotlU, std::rotl(x, static_cast<int>(y & 31u)))
+  GC_BINARY(MulHiU, static_cast<std::uint32_t>((std::uint64_t{x} * y) >> 32))
+  GC_BINARY(AddF32, ir::scalar::f32_out(ir::scalar::f32_in(x) + ir::scalar::f32_in(y)))
+  GC_BINARY(SubF32, ir::scalar::f32_out(ir::scalar::f32_in(x) - ir::scalar::f32_in(y)))
+  GC_BINARY(MulF32, ir::scalar::f32_out(ir::scalar::f32_in(x) * ir::scalar::f32_in(y)))
 op_MulAdd:
   r[in->d] = r[in->a] * r[in->b] + r[in->c];
   GC_NEXT();
@@ -687,7 +772,7 @@ op_CheckU32:
                                           : ir::scalar::f32_canonical(w);                           \
       if constexpr (watched && kObserved) notify(AccessKind::Load, in->a, i, w, w, pc_of(ip), slot - base); \
       if constexpr (watched && kWatch == Watch::Races)                                              \
-        races->load(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, w, [ip, pc_of] { return pc_of(ip); }); \
+        races->load(race_state, in->a, i, static_cast<std::uint16_t>(in->e), slot - base, w, [ip, pc_of] { return pc_of(ip); }); \
       if constexpr (kUninit) {                                                                      \
         if (v.shadow_offset != kNoShadow) {                                                         \
           const std::uint32_t word = v.shadow_offset + i;                                           \
@@ -697,7 +782,7 @@ op_CheckU32:
       }                                                                                             \
     } else {                                                                                        \
       r[in->d] = 0;                                                                                 \
-      out_of_bounds(AccessKind::Load, in->a, i, pc_of(ip), workgroup, slot - base);                \
+      GC_OUT_OF_BOUNDS(AccessKind::Load, loads, i);                                                 \
     }                                                                                               \
     GC_NEXT();                                                                                      \
   } while (false)
@@ -721,7 +806,7 @@ op_Store : {
       const std::uint32_t before = read_word(p);
       const std::uint32_t value = r[in->c];
       write_word(p, value);
-      races->store(in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,
+      races->store(race_state, in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,
                    [ip, pc_of] { return pc_of(ip); });
     } else {
       write_word(p, r[in->c]);
@@ -733,7 +818,7 @@ op_Store : {
       }
     }
   } else {
-    out_of_bounds(AccessKind::Store, in->a, i, pc_of(ip), workgroup, slot - base);
+    GC_OUT_OF_BOUNDS(AccessKind::Store, stores, i);
   }
   GC_NEXT();
 }
@@ -753,7 +838,7 @@ op_Atomic : {
     if constexpr (kWatch == Watch::Races) races->atomic(in->a, i, pc_of(ip), slot - base, res.stored, old, cas_failed);
   } else {
     r[in->d] = 0;
-    out_of_bounds(AccessKind::Atomic, in->a, i, pc_of(ip), workgroup, slot - base);
+    GC_OUT_OF_BOUNDS(AccessKind::Atomic, atomics, i);
   }
   GC_NEXT();
 }
@@ -795,10 +880,21 @@ op_Barrier : {
   stop = Stop::Barrier;
   goto done;
 }
-op_Fence:
+op_Fence : {
+  const std::uint32_t pc = pc_of(ip);
+  // Fast path of on_stop: one more arrival at the grid_sync this workgroup and the grid wait at.
+  if (wg_at_barrier_ == 0 && wg_at_fence_ > 0 && grid_fence_pc_ == pc) {
+    ++wg_at_fence_;
+    ++grid_at_fence_;
+    const std::uint32_t s = opaque(slot);
+    status[s] = Status::AtFence;
+    pcs[s] = pc + 1;
+    continue;
+  }
   ++ip;
   stop = Stop::Fence;
   goto done;
+}
 op_Return:
   status[opaque(slot)] = Status::Finished;
   --*alive;
@@ -819,6 +915,7 @@ done:
   }
   }  // for each lane
 #undef GC_BINARY
+#undef GC_OUT_OF_BOUNDS
 #undef GC_NEXT
 #undef GC_DISPATCH
   fuel_ = fuel;

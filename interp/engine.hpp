@@ -124,6 +124,7 @@ class Engine {
   void diverge(DivergenceKind kind, bool grid_scope, std::uint32_t pc_a, std::uint32_t wg_a, std::uint32_t local_a,
                std::uint32_t pc_b, std::uint32_t wg_b, std::uint32_t local_b, std::string message);
   /// Counts an out-of-bounds access (its first one per buffer in detail) and tells the observers.
+  /// Without observers of accesses the loop counts a buffer's later ones itself (the same counts).
   [[gnu::cold]] void out_of_bounds(AccessKind kind, std::uint32_t buffer, std::uint64_t index, std::uint32_t pc,
                                    std::uint32_t workgroup, std::uint32_t local);
   /// out_of_bounds' observer calls, apart: without them out_of_bounds saves no registers.
@@ -198,9 +199,10 @@ class Engine {
  public:
   /// The vectors of an engine, kept between dispatches by a caller that runs many (interpreter.cpp's
   /// per-thread cache): an engine given a Storage takes its vectors at construction, emptied with
-  /// their capacity kept, and moves them back at destruction, so a dispatch reuses their memory
-  /// instead of allocating it. Their contents mean nothing between engines; an engine behaves exactly
-  /// as with fresh vectors.
+  /// their capacity kept (those whose every element it writes before reading it, frames included,
+  /// keep their old contents: sizing them fills nothing), and moves them back at destruction, so a
+  /// dispatch reuses their memory instead of allocating and clearing it. Their contents mean nothing
+  /// between engines; an engine behaves exactly as with fresh vectors.
   struct Storage {
     std::vector<Observer*> access_observers;
     std::vector<Threaded> threaded;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "interp/interpreter.hpp"
+#include "interp/observer.hpp"
 #include "interp/test_support.hpp"
 #include "ir/builder.hpp"
 
@@ -205,6 +206,53 @@ TEST(Interp_Memory, F32LoadsAreCanonicalised) {
   const RunResult r = run_reference(p, inputs, Grid{1, 1, 1});
   ASSERT_TRUE(r.ok()) << explain(r);
   EXPECT_EQ(output(r, "out"), (Words{0x80000000u, 0x7FC00000u}));
+}
+
+}  // namespace
+}  // namespace gridcheck::interp
+
+namespace gridcheck::interp {
+namespace {
+
+/// Counts the out-of-bounds accesses it is told of.
+struct OobCounter final : Observer {
+  std::uint64_t told = 0;
+  void on_out_of_bounds(AccessKind, std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t) override {
+    ++told;
+  }
+};
+
+TEST(Interp_Memory, RepeatedOutOfBoundsAccessesCountTheSameWithAndWithoutObserversOrDetectors) {
+  // Every invocation: a store, a load and an atomic past the end of v, twice (a loop); the first
+  // report stays invocation 0's store. The loop counts a buffer's later ones inline unless an
+  // observer watches accesses: the counts must not depend on which loop ran.
+  ir::Builder b({2, 1, 1});
+  ir::Buf v = b.read_write("v", 0, ir::ScalarType::U32, 4);
+  ir::Buf out = b.output("out", 1, ir::ScalarType::U32, 4);
+  ir::Program p = b.wrapped({b.loop("k", b.u32(0), b.u32(2),
+                                    {b.store(v, b.gid() + b.u32(10), b.u32(1)),
+                                     b.store(out, b.gid(), b.load(v, b.gid() + b.u32(20)) + b.atomic_add(v, b.gid() + b.u32(30), b.u32(1)))})});
+  const std::vector<Bytes> inputs = {to_bytes(fill(4, 0))};
+  for (int config = 0; config < 5; ++config) {
+    OobCounter counter;
+    RunOptions o = config == 4 ? memory_defined() : oob_defined();
+    o.detect_races = config == 1 || config == 3;
+    if (config == 2 || config == 3) o.observers = {&counter};  // an observer of accesses (with races in 3)
+    if (config == 0) o.uninit = ir::MemoryCheck::Warning;
+    const RunResult r = run_reference(p, inputs, Grid{2, 1, 1}, 1, o);
+    ASSERT_TRUE(r.ok()) << "config " << config << ": " << explain(r);
+    ASSERT_EQ(r.oob.size(), 1u) << "config " << config;
+    const OobRecord& rec = r.oob[0];
+    EXPECT_EQ(rec.buffer, "v");
+    EXPECT_EQ(rec.stores, 8u) << "config " << config;  // 4 invocations, 2 iterations
+    EXPECT_EQ(rec.loads, 8u) << "config " << config;
+    EXPECT_EQ(rec.atomics, 8u) << "config " << config;
+    EXPECT_EQ(rec.first_kind, AccessKind::Store);
+    EXPECT_EQ(rec.first_index, 10u);
+    EXPECT_EQ(rec.first_invocation.global, (Grid{0, 0, 0}));
+    EXPECT_EQ(output(r, "out"), (Words{0, 0, 0, 0}));
+    EXPECT_EQ(counter.told, config == 2 || config == 3 ? 24u : 0u) << "config " << config;  // the observer hears each
+  }
 }
 
 }  // namespace

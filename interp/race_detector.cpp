@@ -52,8 +52,11 @@ bool has_race_sites(const CompiledProgram& program) {
          program.race_sites.written.size() == program.buffers.size();
 }
 
-std::vector<bool> written_buffers(const CompiledProgram& program) {
-  return has_race_sites(program) ? program.race_sites.written : compute_written_buffers(program);
+/// The program's written buffers: its table, or one computed into `own` (no copy of the table).
+const std::vector<bool>& written_buffers(const CompiledProgram& program, std::vector<bool>& own) {
+  if (has_race_sites(program)) return program.race_sites.written;
+  own = compute_written_buffers(program);
+  return own;
 }
 
 std::uint64_t element_count(const CompiledProgram& program, std::span<const Bytes> storage, std::size_t b) {
@@ -105,6 +108,16 @@ bool age(RaceDetector::Full& f, std::uint32_t floor, std::uint32_t group_first) 
   bool empty = true;
   for (int k = 0; k < RaceDetector::kKinds; ++k) {
     RaceDetector::History& h = f.of[k];
+    if (h.latest.when == 0 && h.earlier_group.when == 0) {
+      // Nothing of this kind (the common case): what the steps below do with it, as 0 < floor
+      // (a floor is an interval start, at least one workgroup's size).
+      h = RaceDetector::History{};
+      if (k == Kind::kWrite) {
+        f.earlier_groups = RaceDetector::Values{};
+        f.group = f.interval = RaceDetector::Values{};
+      }
+      continue;
+    }
     if (h.latest.when < floor) {
       h.latest = h.other = RaceDetector::Rep{};
       if (h.earlier_group.when < floor) h.earlier_group = RaceDetector::Rep{};
@@ -158,7 +171,8 @@ RaceSites index_race_sites(const CompiledProgram& program) {
 }
 
 std::uint64_t RaceDetector::shadow_bytes(const CompiledProgram& program, std::span<const Bytes> storage) {
-  const auto written = written_buffers(program);
+  std::vector<bool> own_written;
+  const std::vector<bool>& written = written_buffers(program, own_written);
   std::uint64_t bytes = 0;
   for (std::size_t b = 0; b < program.buffers.size(); ++b)
     if (written[b]) bytes += element_count(program, storage, b) * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
@@ -183,7 +197,8 @@ RaceDetector::RaceDetector(const CompiledProgram& program, std::span<const Bytes
     direct_.swap(reuse_->direct);
     direct_.clear();
   }
-  const auto written = written_buffers(program);
+  std::vector<bool> own_written;
+  const std::vector<bool>& written = written_buffers(program, own_written);
   shadow_.resize(program.buffers.size());
   for (std::size_t b = 0; b < program.buffers.size(); ++b) {
     shadow_[b].workgroup = program.buffers[b].workgroup;
@@ -295,16 +310,24 @@ void RaceDetector::on_atomic(const Access& a) {
 
 void RaceDetector::atomic(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
                           std::uint32_t value, std::uint32_t previous, bool compare_exchange_failed) {
-  access(Access{buffer, element, pc, workgroup_, local, value, previous, compare_exchange_failed},
-         compare_exchange_failed ? Kind::kAtomicRead : Kind::kAtomicWrite);
+  const Access a{buffer, element, pc, workgroup_, local, value, previous, compare_exchange_failed};
+  if (compare_exchange_failed)
+    access(a, Kind::kAtomicRead);
+  else
+    access(a, Kind::kAtomicWrite);
 }
 
 void RaceDetector::slow(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
                         std::uint32_t value, std::uint32_t previous, Kind kind) {
-  access(Access{buffer, element, pc, workgroup_, local, value, previous, false}, kind);
+  // access inlined once per kind (the direct path's two), its kind a constant in each.
+  const Access a{buffer, element, pc, workgroup_, local, value, previous, false};
+  if (kind == Kind::kRead)
+    access(a, Kind::kRead);
+  else
+    access(a, Kind::kWrite);
 }
 
-void RaceDetector::access(const Access& a, Kind kind) {
+[[gnu::always_inline]] inline void RaceDetector::access(const Access& a, Kind kind) {
   if (incomplete_) return;
   Shadow& s = shadow_[a.buffer];
   if (s.tags.empty()) return;  // never written: no race possible
@@ -373,7 +396,7 @@ void RaceDetector::escalate(Shadow& s, const Access& a) {
 }
 
 template <RaceDetector::Kind kind>
-void RaceDetector::check_full(Shadow& s, const Access& a, std::uint32_t when) {
+[[gnu::always_inline]] inline void RaceDetector::check_full(Shadow& s, const Access& a, std::uint32_t when) {
   std::uint32_t& tag = s.tags[a.element];
   const std::uint32_t index = tag & ~kEscalated;
   Full& f = pool_[index];

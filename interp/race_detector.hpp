@@ -82,15 +82,23 @@ class RaceDetector final : public Observer {
   /// in the same interval) are inline and need only the access's site (site_of(pc), which the engine
   /// keeps beside the instruction); the rest go to the observer path's code, with the instruction
   /// from `pc()`.
+  /// `state` is direct_state() of the running workgroup interval: it changes only in on_launch_begin,
+  /// on_workgroup_enter, on_barrier_release and on_fence_release, which the engine calls outside its
+  /// loop, so the loop keeps a copy in its locals (the detector's members would be reloaded after
+  /// every store to the shadow, which may alias them).
   template <class PcOf>
-  void load(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
-            const PcOf& pc) {
-    plain<kRead>(buffer, element, site, local, value, value, pc);
+  void load(const auto& state, std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local,
+            std::uint32_t value, const PcOf& pc) {
+    plain<kRead>(state, buffer, element, site, local, value, value, pc);
   }
   template <class PcOf>
-  void store(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
-             std::uint32_t previous, const PcOf& pc) {
-    plain<kWrite>(buffer, element, site, local, value, previous, pc);
+  void store(const auto& state, std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local,
+             std::uint32_t value, std::uint32_t previous, const PcOf& pc) {
+    plain<kWrite>(state, buffer, element, site, local, value, previous, pc);
+  }
+  /// What load and store read of the detector (above).
+  auto direct_state() const {
+    return DirectState{direct_.data(), {interval_first_[0], interval_first_[1]}, {floor_[0], floor_[1]}};
   }
   /// The site of the access at instruction `pc` (an index into the program's race sites).
   std::uint16_t site_of(std::uint32_t pc) const { return site_of_pc_[pc]; }
@@ -157,9 +165,14 @@ class RaceDetector final : public Observer {
     std::uint16_t* sites = nullptr;
     std::uint32_t storage = 0;
   };
+  struct DirectState {
+    const Direct* direct;
+    std::uint32_t interval_first[2];
+    std::uint32_t floor[2];
+  };
   template <Kind kind, class PcOf>
-  void plain(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local, std::uint32_t value,
-             std::uint32_t previous, const PcOf& pc);
+  void plain(const DirectState& state, std::uint32_t buffer, std::uint32_t element, std::uint16_t site,
+             std::uint32_t local, std::uint32_t value, std::uint32_t previous, const PcOf& pc);
   [[gnu::noinline]] void slow(std::uint32_t buffer, std::uint32_t element, std::uint32_t pc, std::uint32_t local,
                               std::uint32_t value, std::uint32_t previous, Kind kind);
   void access(const Access& a, Kind kind);
@@ -219,20 +232,21 @@ class RaceDetector final : public Observer {
 };
 
 template <RaceDetector::Kind kind, class PcOf>
-inline void RaceDetector::plain(std::uint32_t buffer, std::uint32_t element, std::uint16_t site, std::uint32_t local,
-                                std::uint32_t value, std::uint32_t previous, const PcOf& pc) {
+inline void RaceDetector::plain(const DirectState& state, std::uint32_t buffer, std::uint32_t element,
+                                std::uint16_t site, std::uint32_t local, std::uint32_t value, std::uint32_t previous,
+                                const PcOf& pc) {
   static_assert(kind == kRead || kind == kWrite);
   // Field by field, not a copy of the Direct: GCC keeps a copy on the stack for the slow call.
-  const Direct* const d = direct_.data() + buffer;
+  const Direct* const d = state.direct + buffer;
   std::uint32_t* const tags = d->tags;
   if (tags == nullptr) return;  // never written (no race possible), or the detector stopped
   const std::uint32_t t = tags[element];
   const std::uint32_t storage = d->storage;
-  const std::uint32_t when = interval_first_[storage] + local;
+  const std::uint32_t when = state.interval_first[storage] + local;
   constexpr std::uint32_t flag = flag_of(kind);
   if ((t & kEscalated) == 0) [[likely]] {
     const std::uint32_t held = t & kWhenMask;
-    if (held < floor_[storage]) [[likely]] {  // everything it held is ordered before this access
+    if (held < state.floor[storage]) [[likely]] {  // everything it held is ordered before this access
       tags[element] = when | flag;
       d->sites[element] = site;
       return;
