@@ -7,6 +7,9 @@
 //   again     the same SPIR-V once more (shows whether the driver keeps its own cache in the process),
 //   noopt     a copy tagged apart, VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT,
 //   spvopt    spirv-opt's performance passes in the process (timed on their own), then a pipeline,
+//   light     spirv-opt's local passes only (single-store and single-block load/store elimination,
+//             then aggressive DCE: glslang's function variables to SSA values, cheaply), timed on their
+//             own, then a pipeline,
 //   stripped  the same words less the debug instructions (OpName, OpMemberName, OpSource...: 10.6 % of
 //             the words of generated segments), tagged apart,
 // and then the pipelines per second of T threads creating pipelines of distinct, tagged copies (as they
@@ -53,7 +56,8 @@ struct Shader {
   std::vector<std::uint32_t> bindings;
   std::size_t lines = 0;
   double compile_ms = 0, validate_ms = 0, default_ms = 0, again_ms = 0, noopt_ms = 0, spvopt_ms = 0, spvopt_pipeline_ms = 0, dontinline_ms = 0,
-         stripped_ms = 0;
+         stripped_ms = 0, light_ms = 0, light_pipeline_ms = 0;
+  std::size_t light_words = 0;
 };
 
 /// The words of `spirv` with one OpModuleProcessed "gc-bench-<tag>" before the first annotation.
@@ -256,6 +260,16 @@ int main(int argc, char** argv) {
     s.spvopt_pipeline_ms = ok ? make_pipeline(device, layout, tagged(optimised, tag++), 0) : -1;
     s.dontinline_ms = make_pipeline(device, layout, tagged(not_inlined(s.spirv), tag++), 0);
     s.stripped_ms = make_pipeline(device, layout, tagged(stripped(s.spirv), tag++), 0);
+    spvtools::Optimizer light(SPV_ENV_VULKAN_1_2);
+    light.RegisterPass(spvtools::CreateLocalSingleStoreElimPass())
+        .RegisterPass(spvtools::CreateLocalSingleBlockLoadStoreElimPass())
+        .RegisterPass(spvtools::CreateAggressiveDCEPass());
+    std::vector<std::uint32_t> lighter;
+    const auto light_start = Clock::now();
+    const bool light_ok = light.Run(s.spirv.data(), s.spirv.size(), &lighter);
+    s.light_ms = ms_since(light_start);
+    s.light_words = lighter.size();
+    s.light_pipeline_ms = light_ok ? make_pipeline(device, layout, tagged(lighter, tag++), 0) : -1;
   }
 
   auto column = [&](double Shader::*field) {
@@ -268,10 +282,20 @@ int main(int argc, char** argv) {
       {"glslang + spirv-val", &Shader::compile_ms},      {"of which spirv-val", &Shader::validate_ms},      {"pipeline, default", &Shader::default_ms},
       {"pipeline, same words again", &Shader::again_ms}, {"pipeline, DISABLE_OPTIMIZATION", &Shader::noopt_ms},
       {"spirv-opt -O in process", &Shader::spvopt_ms},   {"pipeline after spirv-opt -O", &Shader::spvopt_pipeline_ms},
-      {"pipeline, helpers DontInline", &Shader::dontinline_ms}, {"pipeline, debug stripped", &Shader::stripped_ms}};
+      {"pipeline, helpers DontInline", &Shader::dontinline_ms}, {"pipeline, debug stripped", &Shader::stripped_ms},
+      {"local passes in process", &Shader::light_ms},    {"pipeline after the local passes", &Shader::light_pipeline_ms}};
   for (const auto& [name, field] : rows) {
     const Summary s = column(field);
     fmt::print("{:<34} {:>10.1f} {:>8.2f} {:>8.2f} {:>8.2f}\n", name, s.total, s.p50, s.p90, s.max);
+  }
+
+  if (!quick) {
+    std::size_t words = 0, light_words = 0;
+    for (const Shader& s : shaders) {
+      words += s.spirv.size();
+      light_words += s.light_words;
+    }
+    fmt::print("words: {} as compiled, {} after the local passes\n", words, light_words);
   }
 
   for (const bool strip : {false, true}) {
@@ -303,11 +327,11 @@ int main(int argc, char** argv) {
 
   if (!csv_path.empty()) {
     std::ofstream csv(csv_path);
-    csv << "file,lines,spirv_words,compile_ms,default_ms,again_ms,noopt_ms,spvopt_ms,spvopt_pipeline_ms,dontinline_ms,stripped_ms\n";
+    csv << "file,lines,spirv_words,compile_ms,default_ms,again_ms,noopt_ms,spvopt_ms,spvopt_pipeline_ms,dontinline_ms,stripped_ms,light_ms,light_pipeline_ms,light_words\n";
     for (const Shader& s : shaders)
-      csv << fmt::format("{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", s.path, s.lines, s.spirv.size(),
-                         s.compile_ms, s.default_ms, s.again_ms, s.noopt_ms, s.spvopt_ms, s.spvopt_pipeline_ms, s.dontinline_ms,
-                         s.stripped_ms);
+      csv << fmt::format("{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{}\n", s.path, s.lines,
+                         s.spirv.size(), s.compile_ms, s.default_ms, s.again_ms, s.noopt_ms, s.spvopt_ms, s.spvopt_pipeline_ms,
+                         s.dontinline_ms, s.stripped_ms, s.light_ms, s.light_pipeline_ms, s.light_words);
   }
   return 0;
 }
