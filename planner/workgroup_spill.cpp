@@ -1,5 +1,7 @@
 #include "planner/workgroup_spill.hpp"
 
+#include <algorithm>
+
 #include "planner/ir_emit.hpp"
 #include "planner/stmt_queries.hpp"
 
@@ -16,6 +18,10 @@ WorkgroupSpillPlan plan_workgroup_spills(const ir::Program& work, const std::vec
   WorkgroupSpillPlan plan;
   plan.restore.resize(n);
   plan.spill.resize(n);
+  // Only workgroup buffers are spilled: without one there is nothing to plan (and nothing to scan).
+  if (std::none_of(work.buffers().begin(), work.buffers().end(),
+                   [](const ir::BufferDecl& d) { return d.access == ir::BufferAccess::Workgroup; }))
+    return plan;
   std::vector<BufferUses> uses(n);
   for (std::size_t k = 0; k < n; ++k) collect_buffer_uses(work, segments[k], uses[k]);
   for (std::size_t b = 0; b < work.buffers().size(); ++b) {
