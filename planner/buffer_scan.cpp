@@ -31,7 +31,8 @@ class Scanner {
         break;
       default: break;
     }
-    for (ir::ExprId operand : e.operands) expr(operand);
+    for (ir::ExprId operand : e.operands)
+      if (operand != ir::kNoExpr) expr(operand);
   }
 
   // vyre `collect_segment_buffer_targets` for one statement, recursing into its bodies.

@@ -30,7 +30,7 @@ void add_local_reads(const ir::Program& p, ir::ExprId id, ir::NameId a, ir::Name
   }
   for (ir::ExprId operand : x.operands) {
     if (out.both()) return;
-    add_local_reads(p, operand, a, b, out);
+    if (operand != ir::kNoExpr) add_local_reads(p, operand, a, b, out);
   }
 }
 void add_local_reads(const ir::Program& p, std::span<const ir::StmtId> list, ir::NameId a, ir::NameId b,

@@ -59,14 +59,15 @@ void LocalUses::mark(ir::NameId n, std::uint8_t bit) {
 void collect_local_uses(const ir::Program& p, std::span<const ir::StmtId> list, LocalUses& out) {
   if (out.flags_.size() < p.name_count()) out.flags_.resize(p.name_count(), 0);
   const auto reads = [&](const auto& self, ir::ExprId id) -> void {
-    if (id == ir::kNoExpr) return;
     const ir::Expr& e = p.expr(id);
     if (e.kind == ir::ExprKind::Var) out.mark(e.var(), LocalUses::kRead);
-    for (ir::ExprId operand : e.operands) self(self, operand);
+    for (ir::ExprId operand : e.operands)
+      if (operand != ir::kNoExpr) self(self, operand);
   };
   each_stmt(p, list, [&](const ir::Stmt& s) {
     if (s.kind == ir::StmtKind::Assign) out.mark(s.names[0], LocalUses::kAssign);
-    for (ir::ExprId root : s.exprs) reads(reads, root);
+    for (ir::ExprId root : s.exprs)
+      if (root != ir::kNoExpr) reads(reads, root);
   });
 }
 

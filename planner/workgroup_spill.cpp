@@ -26,15 +26,16 @@ void mark_uses(const ir::Program& p, std::span<const ir::StmtId> list, std::vect
     if (ir::index_of(name) < uses.size()) uses[ir::index_of(name)] |= bit;
   };
   const auto loads = [&](const auto& self, ir::ExprId id) -> void {
-    if (id == ir::kNoExpr) return;
     const ir::Expr& e = p.expr(id);
     if (e.kind == ir::ExprKind::Load) mark(e.buffer(), kLoads);
-    for (ir::ExprId operand : e.operands) self(self, operand);
+    for (ir::ExprId operand : e.operands)
+      if (operand != ir::kNoExpr) self(self, operand);
   };
   for (ir::StmtId id : list) {
     const ir::Stmt& s = p.stmt(id);
     if (s.kind == ir::StmtKind::Store) mark(s.names[0], kStores);
-    for (ir::ExprId e : s.exprs) loads(loads, e);
+    for (ir::ExprId e : s.exprs)
+      if (e != ir::kNoExpr) loads(loads, e);
     if (s.has_body()) {
       mark_uses(p, p.list(s.body), uses);
       mark_uses(p, p.list(s.otherwise), uses);
