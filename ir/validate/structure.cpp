@@ -377,6 +377,8 @@ class StructureChecker {
         break;
       }
     }
+    // A leaf with no operand slot filled has nothing left to check (and cannot be on a cycle).
+    if (operands == 0 && e.operands[0] == kNoExpr && e.operands[1] == kNoExpr && e.operands[2] == kNoExpr) return;
     expr_on_path_[index_of(id)] = 1;
     for (int slot = 0; slot < 3; ++slot) {
       const ExprId operand = e.operands[slot];
