@@ -277,6 +277,12 @@ Program Builder::wrapped(const std::vector<S>& entry) {
   if (all_regions) return raw(entry);
   return raw({region(kRootRegionGenerator, entry)});
 }
+Program Builder::take_wrapped(const std::vector<S>& entry) {
+  bool all_regions = !entry.empty();
+  for (S s : entry) all_regions = all_regions && program_.stmt(s.id).kind == StmtKind::Region;
+  program_.set_entry(all_regions ? list(entry) : list(std::vector<S>{region(kRootRegionGenerator, entry)}));
+  return std::move(program_);
+}
 Program Builder::raw(Body entry) { return raw(to_vector(entry)); }
 Program Builder::raw(const std::vector<S>& entry) {
   program_.set_entry(list(entry));

@@ -130,6 +130,9 @@ class Builder {
   /// every top-level node is already a Region.
   Program wrapped(Body entry);
   Program wrapped(const std::vector<S>& entry);
+  /// As `wrapped`, but moves the program out instead of copying it: the builder is spent (use it no
+  /// more). For a caller that builds one program and keeps nothing of the builder (the generator).
+  Program take_wrapped(const std::vector<S>& entry);
   /// `Program::from_raw_parts`: keeps the entry exactly as given.
   Program raw(Body entry);
   Program raw(const std::vector<S>& entry);

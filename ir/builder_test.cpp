@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/abi.hpp"
+#include "ir/equality.hpp"
 #include "ir/walk.hpp"
 
 namespace gridcheck::ir {
@@ -58,6 +59,28 @@ TEST(IR_Builder, WrappedWrapsAnEmptyEntry) {
   Program p = b.wrapped(Builder::Body{});
   ASSERT_EQ(p.entry_stmts().size(), 1u);
   EXPECT_TRUE(p.list(p.stmt(p.entry_stmts()[0]).body).empty());
+}
+
+TEST(IR_Builder, TakeWrappedBuildsWhatWrappedBuilds) {
+  // Two builders fed the same calls: one copies its program out, the other moves it out.
+  auto build = [](bool take, bool regions) {
+    Builder b;
+    Buf out = b.output("out", 0, ScalarType::U32, 4);
+    std::vector<S> entry;
+    if (regions) {
+      entry = {b.region("a", {b.store(out, b.u32(0), b.u32(1))}), b.region("b", {b.ret()})};
+    } else {
+      entry = {b.store(out, b.u32(0), b.u32(0xAA)), b.grid_sync(), b.store(out, b.u32(2), b.u32(0xBB))};
+    }
+    return take ? b.take_wrapped(entry) : b.wrapped(entry);
+  };
+  for (bool regions : {false, true}) {
+    const Program taken = build(true, regions);
+    const Program copied = build(false, regions);
+    EXPECT_TRUE(structurally_equal(taken, copied)) << "regions " << regions;
+    EXPECT_EQ(content_hash(taken), content_hash(copied));
+    EXPECT_EQ(taken.entry_stmts().size(), regions ? 2u : 1u);
+  }
 }
 
 TEST(IR_Builder, OutputConstructorMatchesSpecTable) {

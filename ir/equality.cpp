@@ -114,7 +114,12 @@ class CanonicalWriter {
       case ExprKind::Atomic: name(NameId{e.payload}); break;
       default: u32(e.payload); break;
     }
-    for (ExprId operand : e.operands) expr(operand);
+    for (ExprId operand : e.operands) {
+      if (operand == kNoExpr)
+        u8(0xFF);  // what expr(kNoExpr) writes, without the call
+      else
+        expr(operand);
+    }
   }
 
   void list(StmtList l) {
@@ -127,7 +132,12 @@ class CanonicalWriter {
     u8(static_cast<std::uint8_t>(s.kind));
     u8(s.op);
     for (NameId n : s.names) name(n);
-    for (ExprId e : s.exprs) expr(e);
+    for (ExprId e : s.exprs) {
+      if (e == kNoExpr)
+        u8(0xFF);  // as in expr()
+      else
+        expr(e);
+    }
     u32(s.literal);
     u32(s.literal2);
     if (s.has_body()) {

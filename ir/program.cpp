@@ -71,25 +71,6 @@ std::optional<NameId> Program::find_name(std::string_view name) const {
   return NameId{entry - 1};
 }
 
-std::string_view Program::name(NameId id) const {
-  GC_ASSERT(index_of(id) < names_.size());
-  return names_[index_of(id)];
-}
-
-ExprId Program::add_expr(const Expr& e, SourceLoc loc) {
-  GC_ASSERT(exprs_.size() < 0xFFFFFFFFu);
-  exprs_.push_back(e);
-  expr_locs_.push_back(loc);
-  return ExprId{static_cast<std::uint32_t>(exprs_.size() - 1)};
-}
-
-StmtId Program::add_stmt(const Stmt& s, SourceLoc loc) {
-  GC_ASSERT(stmts_.size() < 0xFFFFFFFFu);
-  stmts_.push_back(s);
-  stmt_locs_.push_back(loc);
-  return StmtId{static_cast<std::uint32_t>(stmts_.size() - 1)};
-}
-
 StmtList Program::add_list(std::span<const StmtId> stmts) {
   GC_ASSERT(list_pool_.size() + stmts.size() < 0xFFFFFFFFu);
   StmtList l{static_cast<std::uint32_t>(list_pool_.size()), static_cast<std::uint32_t>(stmts.size())};
@@ -103,11 +84,6 @@ void Program::reserve_more(std::size_t exprs, std::size_t stmts, std::size_t lis
   stmts_.reserve(stmts_.size() + stmts);
   stmt_locs_.reserve(stmt_locs_.size() + stmts);
   list_pool_.reserve(list_pool_.size() + list_entries);
-}
-
-std::span<const StmtId> Program::list(StmtList l) const {
-  GC_ASSERT(std::size_t{l.first} + l.count <= list_pool_.size());
-  return std::span<const StmtId>(list_pool_.data() + l.first, l.count);
 }
 
 const BufferDecl* Program::find_buffer(NameId name) const {
@@ -136,7 +112,8 @@ class Compactor {
   ExprId copy(ExprId id) {
     if (id == kNoExpr) return kNoExpr;
     Expr e = from_.expr(id);
-    for (ExprId& operand : e.operands) operand = copy(operand);
+    for (ExprId& operand : e.operands)
+      if (operand != kNoExpr) operand = copy(operand);
     return to_.add_expr(e, from_.loc(id));
   }
 

@@ -172,16 +172,33 @@ class Program {
   // -- names
   NameId intern(std::string_view name);
   std::optional<NameId> find_name(std::string_view name) const;
-  std::string_view name(NameId id) const;
+  std::string_view name(NameId id) const {
+    GC_ASSERT(index_of(id) < names_.size());
+    return names_[index_of(id)];
+  }
   std::size_t name_count() const { return names_.size(); }
 
-  // -- nodes. add_* return the new id; the location may be unknown.
-  ExprId add_expr(const Expr& e, SourceLoc loc = {});
-  StmtId add_stmt(const Stmt& s, SourceLoc loc = {});
+  // -- nodes. add_* return the new id; the location may be unknown. (The hot accessors are defined
+  // here, inline: every walk and copy calls them once per node.)
+  ExprId add_expr(const Expr& e, SourceLoc loc = {}) {
+    GC_ASSERT(exprs_.size() < 0xFFFFFFFFu);
+    exprs_.push_back(e);
+    expr_locs_.push_back(loc);
+    return ExprId{static_cast<std::uint32_t>(exprs_.size() - 1)};
+  }
+  StmtId add_stmt(const Stmt& s, SourceLoc loc = {}) {
+    GC_ASSERT(stmts_.size() < 0xFFFFFFFFu);
+    stmts_.push_back(s);
+    stmt_locs_.push_back(loc);
+    return StmtId{static_cast<std::uint32_t>(stmts_.size() - 1)};
+  }
   StmtList add_list(std::span<const StmtId> stmts);
   const Expr& expr(ExprId id) const { GC_ASSERT(index_of(id) < exprs_.size()); return exprs_[index_of(id)]; }
   const Stmt& stmt(StmtId id) const { GC_ASSERT(index_of(id) < stmts_.size()); return stmts_[index_of(id)]; }
-  std::span<const StmtId> list(StmtList l) const;
+  std::span<const StmtId> list(StmtList l) const {
+    GC_ASSERT(std::size_t{l.first} + l.count <= list_pool_.size());
+    return std::span<const StmtId>(list_pool_.data() + l.first, l.count);
+  }
   /// False when `l` does not lie inside the list pool (only hand-forged lists; the validator checks it).
   bool is_valid_list(StmtList l) const { return std::size_t{l.first} + l.count <= list_pool_.size(); }
   SourceLoc loc(ExprId id) const { return expr_locs_[index_of(id)]; }

@@ -1,6 +1,7 @@
 #pragma once
 // Type inference for expressions (implemented with the validator; docs/semantics.md §2.5, §3.5 type rules).
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -30,10 +31,10 @@ struct PartialTypes {
     std::optional<StmtId> stmt;
   };
   TypeTable table;
-  std::vector<bool> known;
+  std::vector<std::uint8_t> known;  ///< by expression index: 1 when inferred (bytes: read once per check)
   Diagnostics diagnostics;
   std::vector<Subject> subjects;  ///< parallel to `diagnostics`
-  bool has(ExprId id) const { return index_of(id) < known.size() && known[index_of(id)]; }
+  bool has(ExprId id) const { return index_of(id) < known.size() && known[index_of(id)] != 0; }
 };
 PartialTypes typecheck_partial(const Program& p, std::string_view file = {});
 

@@ -22,6 +22,29 @@ bool ExactConvergence::converged(const LiveMap& live) {
     same = same && it == previous_->end();
   }
   if (same) return true;
+  // From the second pass on the live map usually holds the same names as the snapshot: then the
+  // snapshot's nodes and byte buffers are overwritten in place (no allocation), else rebuilt.
+  if (previous_) {
+    auto it = previous_->begin();
+    bool same_names = true;
+    for (const auto& [name, buffer] : live) {
+      if (!counts(name)) continue;
+      if (it == previous_->end() || it->first != name) {
+        same_names = false;
+        break;
+      }
+      ++it;
+    }
+    if (same_names && it == previous_->end()) {
+      it = previous_->begin();
+      for (const auto& [name, buffer] : live) {
+        if (!counts(name)) continue;
+        it->second.assign(buffer.bytes().begin(), buffer.bytes().end());
+        ++it;
+      }
+      return false;
+    }
+  }
   std::map<std::string, Bytes, std::less<>> snapshot;
   for (const auto& [name, buffer] : live)
     if (counts(name)) snapshot.emplace(name, buffer.bytes());

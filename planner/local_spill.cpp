@@ -68,14 +68,14 @@ class Cutter {
       std::size_t last_read = d;
       bool assigned = false;
       for (std::size_t j = d; j < m; ++j) {
-        if (j > d && uses[j].reads.contains(v)) last_read = j;
-        assigned = assigned || uses[j].assigns.contains(v);
+        if (j > d && uses[j].reads(v)) last_read = j;
+        assigned = assigned || uses[j].assigns(v);
       }
       const ir::ExprId value = work_.stmt(let).exprs[0];
       const bool recompute = !assigned && is_recomputable(work_, value) && is_speculatable(work_, value, &types_);
       for (std::size_t j = d; j + 1 < m; ++j) {
         const bool read_after = last_read > j;
-        if (read_after && !recompute && (j == d || uses[j].assigns.contains(v))) {
+        if (read_after && !recompute && (j == d || uses[j].assigns(v))) {
           spills[j].push_back(layout_.spill(let, type));
           ++out_.spilled_locals;
         }

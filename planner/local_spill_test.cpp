@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/typecheck.hpp"
+#include "planner/stmt_queries.hpp"
 #include "planner/testing/ir_text.hpp"
 #include "planner/uniform_fence_lowering.hpp"
 
@@ -346,6 +347,65 @@ TEST(Planner_LocalSpill, LocalsDeadAtTheFenceAreNotSpilled) {  // the silent twi
             "  out[gid.x] = out[gid.x] + y\n"
             "}\n");
   EXPECT_EQ(spilled, 0u);
+}
+
+}  // namespace
+}  // namespace gridcheck::planner
+
+namespace gridcheck::planner {
+namespace {
+
+TEST(Planner_LocalUses, ReadsAndAssignsByNameAtAnyDepthAddingUpOverCalls) {
+  ir::Program p = parse(std::string(kHeader) +
+                        "kernel {\n"
+                        "  let x = a[0]\n"
+                        "  let y = 0\n"
+                        "  if x < 3 {\n"
+                        "    y = y + x\n"
+                        "  }\n"
+                        "  grid_sync\n"
+                        "  let z = 1\n"
+                        "  out[gid.x] = z\n"
+                        "}\n");
+  const ir::Stmt root = p.stmt(p.entry_stmts()[0]);
+  const std::span<const ir::StmtId> body = p.list(root.body);
+  const ir::NameId x = *p.find_name("x"), y = *p.find_name("y"), z = *p.find_name("z");
+  LocalUses uses;
+  EXPECT_FALSE(uses.references(x)) << "empty before any collection";
+  collect_local_uses(p, body.subspan(0, 3), uses);  // let x, let y, the if
+  EXPECT_TRUE(uses.reads(x));
+  EXPECT_FALSE(uses.assigns(x));
+  EXPECT_TRUE(uses.reads(y));
+  EXPECT_TRUE(uses.assigns(y)) << "the assignment nested in the if";
+  EXPECT_FALSE(uses.references(z)) << "declared, never read before the fence";
+  collect_local_uses(p, body.subspan(4), uses);  // let z, the store
+  EXPECT_TRUE(uses.reads(z));
+  EXPECT_FALSE(uses.assigns(z));
+  EXPECT_FALSE(uses.references(ir::NameId{1u << 30})) << "a name outside the table is never referenced";
+}
+
+TEST(Planner_SpillLayout, ReportsWhichPrologueLocalsItsCodeReads) {
+  ir::Program p = parse(std::string(kHeader) +
+                        "kernel {\n"
+                        "  let u = a[0]\n"
+                        "  let v = a[1]\n"
+                        "  out[gid.x] = u + v\n"
+                        "}\n");
+  const ir::Stmt root = p.stmt(p.entry_stmts()[0]);
+  const ir::StmtId u = p.list(root.body)[0], v = p.list(root.body)[1];
+  SpillLayout layout(p);
+  EXPECT_FALSE(layout.emitted_invocation_reads());
+  EXPECT_FALSE(layout.emitted_count_reads());
+  layout.spill(u, ir::ScalarType::U32);  // slot 0: indexed by the invocation alone
+  EXPECT_TRUE(layout.emitted_invocation_reads());
+  EXPECT_FALSE(layout.emitted_count_reads());
+  layout.restored(v, ir::ScalarType::U32);  // slot 1: slot · N + invocation
+  EXPECT_TRUE(layout.emitted_count_reads());
+
+  SpillLayout flags_only(p);
+  flags_only.returned_flag();
+  EXPECT_TRUE(flags_only.emitted_invocation_reads());
+  EXPECT_FALSE(flags_only.emitted_count_reads());
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ ir::NameId ProgramCopier::name(ir::NameId id) {
 ir::ExprId ProgramCopier::expr(ir::ExprId id) {
   if (id == ir::kNoExpr) return ir::kNoExpr;
   ir::Expr e = from_.expr(id);
-  for (ir::ExprId& operand : e.operands) operand = expr(operand);
+  for (ir::ExprId& operand : e.operands)
+    if (operand != ir::kNoExpr) operand = expr(operand);  // most slots are empty: no call for them
   switch (e.kind) {
     case ir::ExprKind::Var:
     case ir::ExprKind::Load:
@@ -29,7 +30,8 @@ ir::ExprId ProgramCopier::expr(ir::ExprId id) {
 ir::StmtId ProgramCopier::stmt(ir::StmtId id) {
   ir::Stmt s = from_.stmt(id);
   for (ir::NameId& n : s.names) n = name(n);
-  for (ir::ExprId& e : s.exprs) e = expr(e);
+  for (ir::ExprId& e : s.exprs)
+    if (e != ir::kNoExpr) e = expr(e);
   if (s.has_body()) {
     s.body = list(s.body);
     s.otherwise = list(s.otherwise);

@@ -1,8 +1,9 @@
 #include "planner/segment_plan.hpp"
 
-#include <map>
+#include <optional>
 #include <set>
 #include <string_view>
+#include <vector>
 
 namespace gridcheck::planner {
 
@@ -53,26 +54,35 @@ struct ScanTable {
         first_writer(buffers, kNone),
         last_reader(buffers, kNone),
         last_writer(buffers, kNone) {
-    // First declaration of a spelling wins, as `find_buffer` does.
-    std::map<std::string_view, std::size_t, std::less<>> index;
-    for (std::size_t b = 0; b < buffers; ++b) index.emplace(source.name(source.buffers()[b].name), b);
+    // First declaration of a spelling wins, as `find_buffer` does. Spellings are interned, so the
+    // declaration is found by name index (kNone: no buffer of that name).
+    std::vector<std::size_t> by_name(source.name_count(), kNone);
+    for (std::size_t b = 0; b < buffers; ++b) {
+      GC_ASSERT(ir::index_of(source.buffers()[b].name) < by_name.size());  // as Program::name would
+      std::size_t& first_decl = by_name[ir::index_of(source.buffers()[b].name)];
+      if (first_decl == kNone) first_decl = b;
+    }
+    const auto index = [&](std::string_view name) -> std::size_t {
+      const std::optional<ir::NameId> id = source.find_name(name);
+      return id ? by_name[ir::index_of(*id)] : kNone;
+    };
     for (std::size_t k = 0; k < scans.size(); ++k) {
       auto mark = [&](const std::set<std::string, std::less<>>& names, std::vector<std::uint8_t>& bits,
                       std::vector<std::size_t>& last) {
         for (const std::string& name : names)
-          if (const auto it = index.find(name); it != index.end()) {
-            bits[k * buffers + it->second] = 1;
-            last[it->second] = k;
+          if (const std::size_t b = index(name); b != kNone) {
+            bits[k * buffers + b] = 1;
+            last[b] = k;
           }
       };
       mark(scans[k].reads, reads, last_reader);
       mark(scans[k].writes, writes, last_writer);
     }
     for (const auto& [name, k] : first)
-      if (const auto it = index.find(name); it != index.end()) first_writer[it->second] = k;
+      if (const std::size_t b = index(name); b != kNone) first_writer[b] = k;
     // Duplicate declarations share the facts of their spelling.
     for (std::size_t b = 0; b < buffers; ++b) {
-      const std::size_t canonical = index.at(source.name(source.buffers()[b].name));
+      const std::size_t canonical = by_name[ir::index_of(source.buffers()[b].name)];
       if (canonical == b) continue;
       first_writer[b] = first_writer[canonical];
       last_reader[b] = last_reader[canonical];

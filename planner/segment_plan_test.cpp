@@ -314,3 +314,35 @@ TEST(Planner_Table, RowsRecordTheLaterFactsForOtherProfiles) {
 
 }  // namespace
 }  // namespace gridcheck::planner
+
+namespace gridcheck::planner {
+namespace {
+
+TEST(Planner_Table, ADuplicateDeclarationSharesTheFactsOfItsSpelling) {
+  // Invalid IR (V107), but the table must not depend on which declaration a scan's name resolves to.
+  Builder b;
+  Buf out = b.read_write("out", 0, ScalarType::U32, 4);
+  b.read_write("out", 1, ScalarType::U32, 4);
+  Buf other = b.read_write("other", 2, ScalarType::U32, 4);
+  SplitPlan p = plan(b.wrapped({b.store(out, b.u32(0), b.u32(1)), b.grid_sync(),
+                                b.store(other, b.u32(0), b.load(out, b.u32(0)))}));
+  ASSERT_EQ(p.segments.size(), 2u);
+  for (const PlannedSegment& s : p.segments) {
+    ASSERT_EQ(s.roles.size(), 3u);
+    EXPECT_EQ(s.roles[0].name, "out");
+    EXPECT_EQ(s.roles[1].name, "out");
+    EXPECT_EQ(s.roles[1].facts.reads, s.roles[0].facts.reads);
+    EXPECT_EQ(s.roles[1].facts.writes, s.roles[0].facts.writes);
+    EXPECT_EQ(s.roles[1].facts.first_writer, s.roles[0].facts.first_writer);
+    EXPECT_EQ(s.roles[1].facts.read_later, s.roles[0].facts.read_later);
+    EXPECT_EQ(s.roles[1].facts.written_later, s.roles[0].facts.written_later);
+  }
+  EXPECT_TRUE(p.segments[0].roles[1].facts.writes) << "the second declaration sees the first's store";
+  EXPECT_TRUE(p.segments[0].roles[1].facts.read_later);
+  EXPECT_TRUE(p.segments[1].roles[1].facts.reads);
+  EXPECT_FALSE(p.segments[1].roles[2].facts.reads) << "the silent twin: `other` is only written";
+  EXPECT_TRUE(p.segments[1].roles[2].facts.writes);
+}
+
+}  // namespace
+}  // namespace gridcheck::planner

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "ir/ice.hpp"
-#include "ir/walk.hpp"
 #include "planner/ir_emit.hpp"
 #include "planner/local_spill.hpp"
 #include "planner/return_guard.hpp"
@@ -16,23 +15,30 @@ namespace gridcheck::planner {
 namespace {
 
 /// Which of the locals `a` and `b` the statements of `list` read (a Var expression naming them, at
-/// any depth): one walk, no sets.
+/// any depth): one walk, no sets, that stops once both are found.
 struct LocalReads {
   bool a = false;
   bool b = false;
+  bool both() const { return a && b; }
 };
+void add_local_reads(const ir::Program& p, ir::ExprId id, ir::NameId a, ir::NameId b, LocalReads& out) {
+  if (id == ir::kNoExpr) return;
+  const ir::Expr& x = p.expr(id);
+  if (x.kind == ir::ExprKind::Var) {
+    out.a = out.a || x.var() == a;
+    out.b = out.b || x.var() == b;
+  }
+  for (ir::ExprId operand : x.operands) {
+    if (out.both()) return;
+    if (operand != ir::kNoExpr) add_local_reads(p, operand, a, b, out);
+  }
+}
 void add_local_reads(const ir::Program& p, std::span<const ir::StmtId> list, ir::NameId a, ir::NameId b,
                      LocalReads& out) {
   for (ir::StmtId id : list) {
+    if (out.both()) return;
     const ir::Stmt& s = p.stmt(id);
-    ir::for_each_stmt_operand(s, [&](ir::ExprId root) {
-      ir::for_each_expr(p, root, [&](ir::ExprId e) {
-        const ir::Expr& x = p.expr(e);
-        if (x.kind != ir::ExprKind::Var) return;
-        out.a = out.a || x.var() == a;
-        out.b = out.b || x.var() == b;
-      });
-    });
+    for (ir::ExprId root : s.exprs) add_local_reads(p, root, a, b, out);
     if (s.has_body()) {
       add_local_reads(p, p.list(s.body), a, b, out);
       add_local_reads(p, p.list(s.otherwise), a, b, out);
@@ -112,11 +118,12 @@ ir::Result<LoweredSource> sound_lower(const ir::Program& source, const SoundLowe
     if (stores_flag) code.push_back(layout.store_returned_flag());
     for (ir::StmtId id : workgroup_spill_code(work, layout, shared.spill[k])) code.push_back(id);
     std::vector<ir::StmtId> prologue;
-    LocalReads reads;
-    add_local_reads(work, code, layout.invocation_local(), layout.count_local(), reads);
-    if (reads.a)
+    // A local the layout never read cannot be read here: nothing to look for (true = settled).
+    LocalReads reads{!layout.emitted_invocation_reads(), !layout.emitted_count_reads()};
+    if (!reads.both()) add_local_reads(work, code, layout.invocation_local(), layout.count_local(), reads);
+    if (layout.emitted_invocation_reads() && reads.a)
       prologue.push_back(emit.let(layout.invocation_local(), emit.linear_invocation()));
-    if (reads.b)
+    if (layout.emitted_count_reads() && reads.b)
       prologue.push_back(emit.let(layout.count_local(), emit.invocation_count()));
     prologue.insert(prologue.end(), code.begin(), code.end());
     if (k > 0) top.push_back(emit.grid_sync());

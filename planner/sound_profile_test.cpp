@@ -277,6 +277,31 @@ TEST(Planner_Sound, ExactConvergenceStopsOnlyOnAByteEqualPass) {  // docs/vyre-0
   EXPECT_TRUE(c.converged(live));
 }
 
+TEST(Planner_Sound, ExactConvergenceComparesWithThePreviousPassOnly) {
+  // The snapshot is overwritten in place while the names stay the same: each pass is compared with
+  // the one before it, whatever its length, and a name that goes or comes is a change.
+  LiveMap live;
+  live.emplace("x", LiveBuffer::owned(words({1})));
+  live.emplace("z", LiveBuffer::owned(words({9})));
+  ExactConvergence c;
+  c.start(live);
+  EXPECT_FALSE(c.converged(live));                        // A
+  live.at("x").owned_bytes() = words({2, 3});             // B: longer
+  EXPECT_FALSE(c.converged(live));
+  live.at("x").owned_bytes() = words({1});                // A again: not B
+  EXPECT_FALSE(c.converged(live));
+  EXPECT_TRUE(c.converged(live));                         // A, A
+  live.erase("z");
+  EXPECT_FALSE(c.converged(live)) << "an entry gone";
+  EXPECT_TRUE(c.converged(live));
+  live.emplace("w", LiveBuffer::owned(words({1})));
+  EXPECT_FALSE(c.converged(live)) << "an entry come";
+  live.erase("w");
+  live.emplace("v", LiveBuffer::owned(words({1})));
+  EXPECT_FALSE(c.converged(live)) << "the same count under another name";
+  EXPECT_TRUE(c.converged(live));
+}
+
 TEST(Planner_Sound, RefusesReservedNamesBeforeAnythingRuns) {
   const ir::Result<SplitPlan> plan = plan_split(
       sound(), parse("workgroup_size 1 1 1\nbuffer out: u32[1] read_write binding 0\n"

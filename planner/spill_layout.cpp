@@ -27,7 +27,9 @@ std::uint32_t SpillLayout::slot(ir::StmtId let, ir::ScalarType type) {
 }
 
 ir::E SpillLayout::slot_index(std::uint32_t s) {
+  emitted_inv_ = true;
   if (s == 0) return emit_.var(inv_);
+  emitted_n_ = true;
   return emit_.u32(s) * emit_.var(n_) + emit_.var(inv_);
 }
 
@@ -44,11 +46,13 @@ ir::E SpillLayout::restored(ir::StmtId let, ir::ScalarType type) {
 
 ir::E SpillLayout::returned_flag() {
   uses_returned_ = true;
+  emitted_inv_ = true;
   return emit_.load(returned_, emit_.var(inv_)) != emit_.u32(0);
 }
 
 ir::StmtId SpillLayout::store_returned_flag() {
   uses_returned_ = true;
+  emitted_inv_ = true;
   return emit_.store(returned_, emit_.var(inv_), emit_.select(emit_.var(ret_), emit_.u32(1), emit_.u32(0)));
 }
 

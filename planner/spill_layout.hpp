@@ -36,6 +36,10 @@ class SpillLayout {
   ir::NameId invocation_local() const { return inv_; }
   ir::NameId count_local() const { return n_; }
   ir::NameId returned_local() const { return ret_; }
+  /// Whether any expression made so far reads invocation_local() / count_local(). Only this layout
+  /// emits those names (the `__gc_` prefix is refused in a source), so when false no segment reads them.
+  bool emitted_invocation_reads() const { return emitted_inv_; }
+  bool emitted_count_reads() const { return emitted_n_; }
 
   /// `__gc_spill_T[slot·N + inv] = v` for local `v` (declared by `let`), allocating its slot.
   ir::StmtId spill(ir::StmtId let, ir::ScalarType type);
@@ -64,6 +68,7 @@ class SpillLayout {
   std::map<std::pair<ir::NameId, ir::ScalarType>, std::uint32_t> slot_of_;
   ir::NameId returned_;
   bool uses_returned_ = false;
+  bool emitted_inv_ = false, emitted_n_ = false;
   struct WorkgroupCopy {
     ir::NameId copy;
     ir::ScalarType element;

@@ -1,6 +1,9 @@
 #include "planner/split_dispatch.hpp"
 
+#include <cstdint>
 #include <new>
+#include <optional>
+#include <vector>
 
 #include "planner/exact_convergence.hpp"
 #include "planner/segment_plan.hpp"
@@ -127,6 +130,12 @@ SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const
   convergence->start(live);
   std::vector<Bytes> slots;
   std::vector<const Bytes*> segment_inputs;
+  // vyre_launch_guard is a pure function of the (unchanging) plan and the segment: once it let a
+  // segment through, later passes need not walk that segment again. Any other guard runs every time.
+  using Guard = std::optional<ir::Diagnostic> (*)(const SplitPlan&, std::size_t);
+  const Guard* guard = rules.launch_guard.target<Guard>();
+  const bool pure_guard = guard != nullptr && *guard == &vyre_launch_guard;
+  std::vector<std::uint8_t> guard_passed(plan.segments.size(), 0);
   for (std::uint32_t pass = 0; pass < schedule.passes; ++pass) {
     for (std::size_t k = 0; k < plan.segments.size(); ++k) {
       const PlannedSegment& segment = plan.segments[k];
@@ -134,9 +143,12 @@ SplitRun run_plan_into(const Profile& profile, const ir::Program& program, const
         fail(run, std::move(*error), k, pass);
         return run;
       }
-      if (auto error = rules.launch_guard(plan, k)) {
-        fail(run, std::move(*error), k, pass);
-        return run;
+      if (!guard_passed[k]) {
+        if (auto error = rules.launch_guard(plan, k)) {
+          fail(run, std::move(*error), k, pass);
+          return run;
+        }
+        guard_passed[k] = pure_guard ? 1 : 0;
       }
       const LaunchConfig launch = rules.segment_launch(run_config, program, segment, schedule.segment_fixpoint);
       run.launches.push_back(LaunchRecord{pass, k, launch});

@@ -9,6 +9,7 @@
 #include "ir/builder.hpp"
 #include "ir/equality.hpp"
 #include "planner/segment_plan.hpp"
+#include "planner/split_errors.hpp"
 #include "planner/testing/fake_executors.hpp"
 
 namespace gridcheck::planner {
@@ -510,6 +511,38 @@ TEST(Planner_Dispatch, ConvergenceAndScheduleAreProfileRules) {
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(adds_one.launch_count, 2);
   for (const LaunchConfig& c : adds_one.configs) EXPECT_EQ(c.fixpoint_iterations, 3u);
+}
+
+TEST(Planner_Dispatch, AGuardOfItsOwnRunsBeforeEveryLaunchOfEveryPass) {
+  // The built-in guard is pure and checked once per segment and run; any other guard is called
+  // before each launch, as before, and may stop a later pass.
+  const Program program = two_return_segments();
+  const std::vector<Bytes> inputs{words({0, 0, 0, 0})};
+  Profile counted = vyre_0_7_2();
+  int calls = 0;
+  counted.dispatch.launch_guard = [&calls](const SplitPlan& plan, std::size_t k) {
+    ++calls;
+    return vyre_launch_guard(plan, k);
+  };
+  LambdaExecutor adds_one = word_step_executor([](std::uint32_t v) { return v + 1; });
+  SplitRun run = run_split(counted, program, inputs, RunConfig{std::nullopt, std::nullopt, 3}, adds_one);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(adds_one.launch_count, 6);
+  EXPECT_EQ(calls, 6) << "three passes of two segments";
+
+  Profile stops = vyre_0_7_2();  // lets the first pass and one launch of the second through
+  calls = 0;
+  stops.dispatch.launch_guard = [&calls](const SplitPlan& plan, std::size_t k) -> std::optional<ir::Diagnostic> {
+    if (++calls < 4) return std::nullopt;
+    return split_error::segment_still_has_fence(k, plan.segments.size());
+  };
+  LambdaExecutor counting = word_step_executor([](std::uint32_t v) { return v + 1; });
+  run = run_split(stops, program, inputs, RunConfig{std::nullopt, std::nullopt, 3}, counting);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.failure->diagnostic.code, "S012");
+  EXPECT_EQ(run.failure->pass, 1u);
+  EXPECT_EQ(run.failure->segment, std::optional<std::size_t>{1});
+  EXPECT_EQ(counting.launch_count, 3);
 }
 
 TEST(Planner_Dispatch, FinalOutputsFromTheLastSegmentOnlyIsAProfileRule) {

@@ -50,25 +50,24 @@ bool has_return(const ir::Program& p, std::span<const ir::StmtId> list) {
 }
 bool has_return(const ir::Program& p, ir::StmtId id) { return has_return(p, std::span<const ir::StmtId>(&id, 1)); }
 
-void collect_local_uses(const ir::Program& p, std::span<const ir::StmtId> list, LocalUses& out) {
-  each_stmt(p, list, [&](const ir::Stmt& s) {
-    if (s.kind == ir::StmtKind::Assign) out.assigns.insert(s.names[0]);
-    ir::for_each_stmt_operand(s, [&](ir::ExprId root) {
-      ir::for_each_expr(p, root, [&](ir::ExprId e) {
-        if (p.expr(e).kind == ir::ExprKind::Var) out.reads.insert(p.expr(e).var());
-      });
-    });
-  });
+void LocalUses::mark(ir::NameId n, std::uint8_t bit) {
+  const std::uint32_t i = ir::index_of(n);
+  if (i >= flags_.size()) flags_.resize(std::size_t{i} + 1, 0);  // a name beyond the table (not in valid IR)
+  flags_[i] = static_cast<std::uint8_t>(flags_[i] | bit);
 }
 
-void collect_buffer_uses(const ir::Program& p, std::span<const ir::StmtId> list, BufferUses& out) {
+void collect_local_uses(const ir::Program& p, std::span<const ir::StmtId> list, LocalUses& out) {
+  if (out.flags_.size() < p.name_count()) out.flags_.resize(p.name_count(), 0);
+  const auto reads = [&](const auto& self, ir::ExprId id) -> void {
+    const ir::Expr& e = p.expr(id);
+    if (e.kind == ir::ExprKind::Var) out.mark(e.var(), LocalUses::kRead);
+    for (ir::ExprId operand : e.operands)
+      if (operand != ir::kNoExpr) self(self, operand);
+  };
   each_stmt(p, list, [&](const ir::Stmt& s) {
-    if (s.kind == ir::StmtKind::Store) out.stores.insert(s.names[0]);
-    ir::for_each_stmt_operand(s, [&](ir::ExprId root) {
-      ir::for_each_expr(p, root, [&](ir::ExprId e) {
-        if (p.expr(e).kind == ir::ExprKind::Load) out.loads.insert(p.expr(e).buffer());
-      });
-    });
+    if (s.kind == ir::StmtKind::Assign) out.mark(s.names[0], LocalUses::kAssign);
+    for (ir::ExprId root : s.exprs)
+      if (root != ir::kNoExpr) reads(reads, root);
   });
 }
 

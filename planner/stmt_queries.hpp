@@ -1,14 +1,16 @@
 #pragma once
 // Structural questions the sound profile's transformations ask about statements and expressions:
-// what a subtree contains (fences, workgroup barriers, returns), which locals and buffers it reads or
-// writes, and whether an expression is grid-invariant or safe to evaluate speculatively. Pure
-// functions of the arena; they never modify a program.
+// what a subtree contains (fences, workgroup barriers, returns), which locals it reads or assigns, and
+// whether an expression is grid-invariant or safe to evaluate speculatively. Pure functions of the
+// arena; they never modify a program.
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "ir/program.hpp"
 #include "ir/typecheck.hpp"
@@ -25,21 +27,25 @@ bool has_workgroup_barrier(const ir::Program& p, std::span<const ir::StmtId> lis
 bool has_return(const ir::Program& p, ir::StmtId id);
 bool has_return(const ir::Program& p, std::span<const ir::StmtId> list);
 
-/// The locals a statement list reads (Var expressions) and assigns (Assign targets), at any depth.
-struct LocalUses {
-  std::unordered_set<ir::NameId> reads;
-  std::unordered_set<ir::NameId> assigns;
-  bool references(ir::NameId n) const { return reads.contains(n) || assigns.contains(n); }
+/// The locals a statement list reads (Var expressions) and assigns (Assign targets), at any depth:
+/// flags by name index (sized by collect_local_uses to the program's name table), so that a Var costs
+/// one byte write rather than a hash-set insertion.
+class LocalUses {
+ public:
+  bool reads(ir::NameId n) const { return has(n, kRead); }
+  bool assigns(ir::NameId n) const { return has(n, kAssign); }
+  bool references(ir::NameId n) const { return has(n, kRead | kAssign); }
+
+ private:
+  friend void collect_local_uses(const ir::Program& p, std::span<const ir::StmtId> list, LocalUses& out);
+  static constexpr std::uint8_t kRead = 1, kAssign = 2;
+  bool has(ir::NameId n, std::uint8_t bits) const {
+    return ir::index_of(n) < flags_.size() && (flags_[ir::index_of(n)] & bits) != 0;
+  }
+  void mark(ir::NameId n, std::uint8_t bit);
+  std::vector<std::uint8_t> flags_;
 };
 void collect_local_uses(const ir::Program& p, std::span<const ir::StmtId> list, LocalUses& out);
-
-/// The buffers a statement list loads from (Load) and stores to (Store), at any depth; BufLen and
-/// atomics are not counted (workgroup memory has no atomics, V025).
-struct BufferUses {
-  std::unordered_set<ir::NameId> loads;
-  std::unordered_set<ir::NameId> stores;
-};
-void collect_buffer_uses(const ir::Program& p, std::span<const ir::StmtId> list, BufferUses& out);
 
 /// Every Let and Loop variable name and every buffer name a program declares or binds.
 std::unordered_set<std::string> bound_names(const ir::Program& p);

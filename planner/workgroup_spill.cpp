@@ -1,7 +1,11 @@
 #include "planner/workgroup_spill.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
 #include "planner/ir_emit.hpp"
-#include "planner/stmt_queries.hpp"
 
 namespace gridcheck::planner {
 
@@ -11,24 +15,61 @@ bool WorkgroupSpillPlan::any() const {
   return false;
 }
 
+namespace {
+
+// Which names each segment loads from (Load) and stores to (Store), at any depth, as flags by name
+// index: the facts collect_buffer_uses gives, without a hash set per segment.
+constexpr std::uint8_t kLoads = 1, kStores = 2;
+
+void mark_uses(const ir::Program& p, std::span<const ir::StmtId> list, std::vector<std::uint8_t>& uses) {
+  const auto mark = [&](ir::NameId name, std::uint8_t bit) {
+    if (ir::index_of(name) < uses.size()) uses[ir::index_of(name)] |= bit;
+  };
+  const auto loads = [&](const auto& self, ir::ExprId id) -> void {
+    const ir::Expr& e = p.expr(id);
+    if (e.kind == ir::ExprKind::Load) mark(e.buffer(), kLoads);
+    for (ir::ExprId operand : e.operands)
+      if (operand != ir::kNoExpr) self(self, operand);
+  };
+  for (ir::StmtId id : list) {
+    const ir::Stmt& s = p.stmt(id);
+    if (s.kind == ir::StmtKind::Store) mark(s.names[0], kStores);
+    for (ir::ExprId e : s.exprs)
+      if (e != ir::kNoExpr) loads(loads, e);
+    if (s.has_body()) {
+      mark_uses(p, p.list(s.body), uses);
+      mark_uses(p, p.list(s.otherwise), uses);
+    }
+  }
+}
+
+}  // namespace
+
 WorkgroupSpillPlan plan_workgroup_spills(const ir::Program& work, const std::vector<std::vector<ir::StmtId>>& segments) {
   const std::size_t n = segments.size();
   WorkgroupSpillPlan plan;
   plan.restore.resize(n);
   plan.spill.resize(n);
-  std::vector<BufferUses> uses(n);
-  for (std::size_t k = 0; k < n; ++k) collect_buffer_uses(work, segments[k], uses[k]);
+  // Only workgroup buffers are spilled: without one there is nothing to plan (and nothing to scan).
+  if (std::none_of(work.buffers().begin(), work.buffers().end(),
+                   [](const ir::BufferDecl& d) { return d.access == ir::BufferAccess::Workgroup; }))
+    return plan;
+  std::vector<std::vector<std::uint8_t>> uses(n, std::vector<std::uint8_t>(work.name_count(), 0));
+  for (std::size_t k = 0; k < n; ++k) mark_uses(work, segments[k], uses[k]);
+  const auto has = [&](std::size_t k, ir::NameId name, std::uint8_t bit) {
+    return ir::index_of(name) < uses[k].size() && (uses[k][ir::index_of(name)] & bit) != 0;
+  };
   for (std::size_t b = 0; b < work.buffers().size(); ++b) {
     const ir::BufferDecl& decl = work.buffers()[b];
     if (decl.access != ir::BufferAccess::Workgroup) continue;
     for (std::size_t k = 0; k < n; ++k) {
       bool stored_before = false, loaded_from_here = false, loaded_after = false;
-      for (std::size_t j = 0; j < k; ++j) stored_before = stored_before || uses[j].stores.contains(decl.name);
-      for (std::size_t j = k + 1; j < n; ++j) loaded_after = loaded_after || uses[j].loads.contains(decl.name);
-      loaded_from_here = loaded_after || uses[k].loads.contains(decl.name);
-      const bool referenced = uses[k].loads.contains(decl.name) || uses[k].stores.contains(decl.name);
+      for (std::size_t j = 0; j < k; ++j) stored_before = stored_before || has(j, decl.name, kStores);
+      for (std::size_t j = k + 1; j < n; ++j) loaded_after = loaded_after || has(j, decl.name, kLoads);
+      loaded_from_here = loaded_after || has(k, decl.name, kLoads);
+      const bool referenced = has(k, decl.name, kLoads) || has(k, decl.name, kStores);
       if (referenced && stored_before && loaded_from_here) plan.restore[k].push_back(b);
-      if (uses[k].stores.contains(decl.name) && loaded_after) plan.spill[k].push_back(b);
+      if (has(k, decl.name, kStores) && loaded_after) plan.spill[k].push_back(b);
     }
   }
   return plan;

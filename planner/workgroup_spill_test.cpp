@@ -77,6 +77,22 @@ TEST(Planner_WorkgroupSpill, MemoryNeverStoredBeforeIsNotRestored) {  // zeros a
             "1:\n");
 }
 
+TEST(Planner_WorkgroupSpill, WithoutWorkgroupMemoryEverySegmentHasAnEmptyRow) {
+  // The same stores and loads as above on storage memory: nothing to spill, one row per segment.
+  const WorkgroupSpillPlan plan = plan_workgroup_spills(parse("workgroup_size 4 1 1\n"
+                                                             "buffer sh: u32[4] read_write binding 1\n"
+                                                             "buffer out: u32[8] read_write binding 0\n"
+                                                             "kernel {\n"
+                                                             "  sh[lid.x] = gid.x\n"
+                                                             "  grid_sync\n"
+                                                             "  out[gid.x] = sh[lid.x]\n"
+                                                             "}\n"),
+                                                       {{}, {}, {}});
+  EXPECT_EQ(plan.restore.size(), 3u);
+  EXPECT_EQ(plan.spill.size(), 3u);
+  EXPECT_FALSE(plan.any());
+}
+
 TEST(Planner_WorkgroupSpill, EveryInvocationCopiesItsShareBetweenBarriers) {
   ir::Program p = parse(std::string(kHeader) + "kernel {\n  sh[lid.x] = 1\n}\n");
   SpillLayout layout(p);

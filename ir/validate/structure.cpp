@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/abi.hpp"
 #include "ir/ops.hpp"
@@ -31,7 +33,7 @@ std::string_view builtin_name(ExprKind kind) {
 class StructureChecker {
  public:
   StructureChecker(const Program& p, Sink& sink)
-      : p_(p), sink_(sink), buffers_(p), stmt_on_path_(p.stmt_count(), false), expr_on_path_(p.expr_count(), false) {}
+      : p_(p), sink_(sink), buffers_(p), stmt_on_path_(p.stmt_count(), 0), expr_on_path_(p.expr_count(), 0) {}
 
   void run() {
     check_entry();
@@ -188,9 +190,9 @@ class StructureChecker {
         error_at(parent, "G008", fmt::format("statement {} contains itself", describe(p_, id)));
         continue;
       }
-      stmt_on_path_[index_of(id)] = true;
+      stmt_on_path_[index_of(id)] = 1;
       check_stmt(id, depth);
-      stmt_on_path_[index_of(id)] = false;
+      stmt_on_path_[index_of(id)] = 0;
     }
   }
 
@@ -375,7 +377,9 @@ class StructureChecker {
         break;
       }
     }
-    expr_on_path_[index_of(id)] = true;
+    // A leaf with no operand slot filled has nothing left to check (and cannot be on a cycle).
+    if (operands == 0 && e.operands[0] == kNoExpr && e.operands[1] == kNoExpr && e.operands[2] == kNoExpr) return;
+    expr_on_path_[index_of(id)] = 1;
     for (int slot = 0; slot < 3; ++slot) {
       const ExprId operand = e.operands[slot];
       const bool required = slot < operands;
@@ -388,7 +392,7 @@ class StructureChecker {
         check_expr(operand, owner, depth + 1);
       }
     }
-    expr_on_path_[index_of(id)] = false;
+    expr_on_path_[index_of(id)] = 0;
   }
 
   std::optional<NameId> buffer_name(const Expr& e, StmtId owner, ExprId id) {
@@ -401,8 +405,10 @@ class StructureChecker {
   const Program& p_;
   Sink& sink_;
   BufferIndex buffers_;
-  std::vector<bool> stmt_on_path_;
-  std::vector<bool> expr_on_path_;
+  // On the current path from the entry (cycle detection), by index; bytes rather than bits: read and
+  // written once per node, the walk's hottest state.
+  std::vector<std::uint8_t> stmt_on_path_;
+  std::vector<std::uint8_t> expr_on_path_;
 };
 
 }  // namespace

@@ -177,6 +177,26 @@ TEST(Validate_Structure, MissingOperandIsG008AndStopsPhaseTwo) {
   EXPECT_TRUE(reports(b.wrapped({b.let("x", bad), b.assign("nope", b.u32(1))}), {"G008"}));
 }
 
+TEST(Validate_Structure, ALeafWithAnOperandIsG008AndAPlainLeafIsSilent) {
+  Builder b;
+  Expr literal{ExprKind::LitU32};
+  literal.operands = {kNoExpr, kNoExpr, b.u32(2).id};  // a literal has no operand slot
+  E bad{&b.program(), b.program().add_expr(literal)};
+  EXPECT_TRUE(reports(b.wrapped({b.let("x", bad)}), {"G008"}));
+  Builder twin;
+  EXPECT_TRUE(silent(twin.wrapped({twin.let("x", twin.u32(2) + twin.gid(0))})));
+}
+
+TEST(Validate_Structure, AnExpressionCycleIsG008NotACrash) {
+  Builder b;
+  // Forge `neg` whose operand is itself.
+  const ExprId id{static_cast<std::uint32_t>(b.program().expr_count())};
+  Expr neg{ExprKind::Unary, static_cast<std::uint8_t>(UnOp::Negate)};
+  neg.operands = {id, kNoExpr, kNoExpr};
+  ASSERT_EQ(b.program().add_expr(neg), id);
+  EXPECT_TRUE(reports(b.wrapped({b.let("x", E{&b.program(), id})}), {"G008"}));
+}
+
 TEST(Validate_Structure, StatementCycleIsG008NotACrash) {
   Builder b;
   Program p = b.wrapped({b.block({})});

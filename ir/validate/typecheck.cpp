@@ -21,7 +21,7 @@ class TypeChecker {
  public:
   TypeChecker(const Program& p, std::string_view file) : p_(p), file_(file), buffers_(p), scope_(p.name_count()) {
     table_.expr_types.assign(p.expr_count(), ScalarType::U32);
-    known_.assign(p.expr_count(), false);
+    known_.assign(p.expr_count(), 0);
   }
 
   PartialTypes run_partial() {
@@ -99,7 +99,7 @@ class TypeChecker {
 
   void set(ExprId id, ScalarType t) {
     table_.expr_types[index_of(id)] = t;
-    known_[index_of(id)] = true;
+    known_[index_of(id)] = 1;
   }
 
   std::optional<ScalarType> buffer_element(ExprId id, NameId buffer) {
@@ -206,7 +206,7 @@ class TypeChecker {
   const Program& p_;
   std::string_view file_;
   TypeTable table_;
-  std::vector<bool> known_;
+  std::vector<std::uint8_t> known_;
   Diagnostics diags_;
   std::vector<PartialTypes::Subject> subjects_;
   validation::BufferIndex buffers_;

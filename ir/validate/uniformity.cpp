@@ -67,7 +67,15 @@ class UniformityChecker {
 
   Binding* lookup(NameId name) { return scope_.find(name); }
 
-  LevelInfo level(ExprId id) {
+  /// An expression's level under our lattice (with the assignment that raised it) and vyre's
+  /// workgroup uniformity, found in one walk of the expression (both are pure functions of the
+  /// expression and the scope; they were two walks).
+  struct Facts {
+    LevelInfo info;
+    bool vyre_uniform = false;
+  };
+
+  Facts analyse(ExprId id) {
     const Expr& e = p_.expr(id);
     switch (e.kind) {
       case ExprKind::LitU32:
@@ -76,65 +84,38 @@ class UniformityChecker {
       case ExprKind::LitBool:
       case ExprKind::BufLen:
       case ExprKind::NumWorkgroups:
-      case ExprKind::WorkgroupSize: return {kGridUniform, std::nullopt};
-      case ExprKind::WorkgroupId: return {kPerWorkgroup, std::nullopt};
+      case ExprKind::WorkgroupSize: return {{kGridUniform, std::nullopt}, true};
+      case ExprKind::WorkgroupId: return {{kPerWorkgroup, std::nullopt}, true};
       case ExprKind::Load:
-        if (invariant_.contains(e.buffer())) return level(e.operands[0]);
-        return {kPerInvocation, std::nullopt};
+        // A load from a launch-invariant buffer has its index's level and uniformity.
+        if (invariant_.contains(e.buffer())) return analyse(e.operands[0]);
+        return {{kPerInvocation, std::nullopt}, false};
       case ExprKind::InvocationId:
       case ExprKind::LocalId:
-      case ExprKind::Atomic: return {kPerInvocation, std::nullopt};
+      case ExprKind::Atomic: return {{kPerInvocation, std::nullopt}, false};
       case ExprKind::Var: {
         const Binding* b = lookup(e.var());
-        if (b == nullptr) return {kPerInvocation, std::nullopt};
-        return {b->level, b->raised_by};
+        if (b == nullptr) return {{kPerInvocation, std::nullopt}, false};
+        return {{b->level, b->raised_by}, b->vyre_uniform};
       }
       case ExprKind::Binary:
       case ExprKind::Unary:
       case ExprKind::Select:
       case ExprKind::Cast:
       case ExprKind::Fma: {
-        LevelInfo result;
+        Facts result{{kGridUniform, std::nullopt}, true};
         for (ExprId operand : e.operands) {
           if (operand == kNoExpr) continue;
-          const LevelInfo x = level(operand);
-          if (x.level > result.level || (x.level == result.level && !result.via && x.via)) result = x;
+          const Facts x = analyse(operand);
+          if (x.info.level > result.info.level ||
+              (x.info.level == result.info.level && !result.info.via && x.info.via))
+            result.info = x.info;
+          result.vyre_uniform = result.vyre_uniform && x.vyre_uniform;
         }
         return result;
       }
     }
-    return {kPerInvocation, std::nullopt};
-  }
-
-  bool vyre_uniform(ExprId id) {
-    const Expr& e = p_.expr(id);
-    switch (e.kind) {
-      case ExprKind::LitU32:
-      case ExprKind::LitI32:
-      case ExprKind::LitF32:
-      case ExprKind::LitBool:
-      case ExprKind::BufLen:
-      case ExprKind::WorkgroupId:
-      case ExprKind::NumWorkgroups:
-      case ExprKind::WorkgroupSize: return true;
-      case ExprKind::Var: {
-        const Binding* b = lookup(e.var());
-        return b != nullptr && b->vyre_uniform;
-      }
-      case ExprKind::Load: return invariant_.contains(e.buffer()) && vyre_uniform(e.operands[0]);
-      case ExprKind::InvocationId:
-      case ExprKind::LocalId:
-      case ExprKind::Atomic: return false;
-      case ExprKind::Binary:
-      case ExprKind::Unary:
-      case ExprKind::Select:
-      case ExprKind::Cast:
-      case ExprKind::Fma:
-        for (ExprId operand : e.operands)
-          if (operand != kNoExpr && !vyre_uniform(operand)) return false;
-        return true;
-    }
-    return false;
+    return {{kPerInvocation, std::nullopt}, false};
   }
 
   /// The context of the body of `control` (an if or loop) whose condition/bounds have `lvl` / `uniform`.
@@ -166,15 +147,16 @@ class UniformityChecker {
     const Stmt& s = p_.stmt(id);
     switch (s.kind) {
       case StmtKind::Let: {
-        const LevelInfo value = level(s.exprs[0]);
-        scope_.push(s.names[0], Binding{s.names[0], value.level, vyre_uniform(s.exprs[0]), value.via});
+        const Facts value = analyse(s.exprs[0]);
+        scope_.push(s.names[0], Binding{s.names[0], value.info.level, value.vyre_uniform, value.info.via});
         break;
       }
       case StmtKind::Assign:
         if (const std::size_t index = scope_.innermost(s.names[0]); index != scope_.npos) {
           Binding& b = scope_[index];
-          const std::uint8_t value_level = level(s.exprs[0]).level;
-          const bool value_uniform = vyre_uniform(s.exprs[0]);
+          const Facts value = analyse(s.exprs[0]);
+          const std::uint8_t value_level = value.info.level;
+          const bool value_uniform = value.vyre_uniform;
           const std::uint8_t raised = std::max({b.level, value_level, ctx.level});
           if (raised > b.level) {
             b.raised_by = id;
@@ -188,7 +170,8 @@ class UniformityChecker {
         }
         break;
       case StmtKind::If: {
-        const Ctx inner = enter(ctx, id, level(s.exprs[0]), vyre_uniform(s.exprs[0]));
+        const Facts condition = analyse(s.exprs[0]);
+        const Ctx inner = enter(ctx, id, condition.info, condition.vyre_uniform);
         walk_list(s.body, inner, emit, std::nullopt);
         walk_list(s.otherwise, inner, emit, std::nullopt);
         break;
@@ -204,10 +187,12 @@ class UniformityChecker {
   }
 
   void visit_loop(StmtId id, const Stmt& s, const Ctx& ctx, bool emit) {
-    const LevelInfo from = level(s.exprs[0]);
-    const LevelInfo to = level(s.exprs[1]);
+    const Facts from_facts = analyse(s.exprs[0]);
+    const Facts to_facts = analyse(s.exprs[1]);
+    const LevelInfo from = from_facts.info;
+    const LevelInfo to = to_facts.info;
     const LevelInfo bounds = to.level > from.level || (to.level == from.level && !from.via) ? to : from;
-    const bool bounds_uniform = vyre_uniform(s.exprs[0]) && vyre_uniform(s.exprs[1]);
+    const bool bounds_uniform = from_facts.vyre_uniform && to_facts.vyre_uniform;
     const Ctx inner = enter(ctx, id, bounds, bounds_uniform);
     const Binding var{s.names[0], std::max(bounds.level, ctx.level), bounds_uniform && !ctx.vyre_divergent, bounds.via};
     if (emit) check_back_edge(id, s, var);

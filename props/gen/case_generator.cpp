@@ -42,7 +42,7 @@ GeneratedCase generate_case(ChoiceSource& choices, const GeneratorConfig& config
   GeneratedCase out;
   out.features = s.features;
   ir::Case& tc = out.test_case;
-  tc.program = s.b.wrapped(entry);
+  tc.program = s.b.take_wrapped(entry);  // the builder is not used again
   if (!s.on(Feature::GridAuto)) tc.grid = s.grid;
   tc.fixpoint = s.fixpoint;
   // The generator indexes out of bounds and reads workgroup memory it has not written on purpose:

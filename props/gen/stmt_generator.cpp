@@ -13,9 +13,8 @@ using ir::ScalarType;
 StmtGenerator::StmtGenerator(GeneratorState& s, ExprGenerator& ex)
     : s_(s), c_(s.c), b_(s.b), config_(s.config), ex_(ex) {}
 
-std::vector<StmtGenerator::OpKind> StmtGenerator::available(const Context& ctx) const {
-  std::vector<OpKind> kinds;
-  kinds.reserve(12);  // every kind below at most once: one allocation instead of the growth steps
+StmtGenerator::OpKinds StmtGenerator::available(const Context& ctx) const {
+  OpKinds kinds;  // every kind below at most once
   if (any_written()) kinds.push_back(OpKind::Store);
   if (on(Feature::Locals)) kinds.push_back(OpKind::Let);
   if (on(Feature::Locals) && assign_target(ctx).has_value()) kinds.push_back(OpKind::Assign);
@@ -56,12 +55,12 @@ bool StmtGenerator::any_atomic() const {
 }
 
 void StmtGenerator::generate_op(const Context& ctx, std::vector<S>& out) {
-  const std::vector<OpKind> kinds = available(ctx);
-  if (kinds.empty()) {
+  const OpKinds kinds = available(ctx);
+  if (kinds.count == 0) {
     out.push_back(b_.let(s_.fresh("v"), b_.u32(c_.below(4))));
     return;
   }
-  switch (kinds[c_.below(static_cast<std::uint32_t>(kinds.size()))]) {
+  switch (kinds.kinds[c_.below(kinds.count)]) {
     case OpKind::Store: out.push_back(store_op(pick_written(), ctx)); return;
     case OpKind::Let: out.push_back(let_op(ctx)); return;
     case OpKind::Assign: out.push_back(assign_op(ctx)); return;
@@ -77,17 +76,23 @@ void StmtGenerator::generate_op(const Context& ctx, std::vector<S>& out) {
   GC_ICE("unhandled op kind");
 }
 
+// The candidates are counted, one is drawn by its rank, and the buffers are walked again to find it:
+// the same draw and the same buffer as indexing a list of them, without building the list.
 std::size_t StmtGenerator::pick_written() {
-  std::vector<std::size_t> candidates;
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < s_.buffers.size(); ++i) count += plainly_writable(i) ? 1 : 0;
+  std::uint32_t rank = c_.below(count);
   for (std::size_t i = 0; i < s_.buffers.size(); ++i)
-    if (plainly_writable(i)) candidates.push_back(i);
-  return candidates[c_.below(static_cast<std::uint32_t>(candidates.size()))];
+    if (plainly_writable(i) && rank-- == 0) return i;
+  GC_ICE("pick_written without a plainly writable buffer");
 }
 std::size_t StmtGenerator::pick_atomic() {
-  std::vector<std::size_t> candidates;
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < s_.buffers.size(); ++i) count += s_.atomic[s_.segment][i] ? 1 : 0;
+  std::uint32_t rank = c_.below(count);
   for (std::size_t i = 0; i < s_.buffers.size(); ++i)
-    if (s_.atomic[s_.segment][i]) candidates.push_back(i);
-  return candidates[c_.below(static_cast<std::uint32_t>(candidates.size()))];
+    if (s_.atomic[s_.segment][i] && rank-- == 0) return i;
+  GC_ICE("pick_atomic without an atomic buffer");
 }
 
 S StmtGenerator::store_op(std::size_t i, const Context& ctx) {

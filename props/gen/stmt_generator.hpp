@@ -34,7 +34,9 @@
 //   at least once; a written buffer that needs_read is also loaded at an own slot.
 // - With nothing allowed, an operation is `let v = <small literal>`.
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -57,8 +59,15 @@ class StmtGenerator {
 
   bool on(Feature f) const { return s_.on(f); }
 
+  /// The kinds `generate_op` may draw from, in a fixed order; each at most once (no allocation).
+  struct OpKinds {
+    std::array<OpKind, 11> kinds{};
+    std::uint32_t count = 0;
+    void push_back(OpKind k) { kinds[count++] = k; }
+  };
+
   // stmt_generator.cpp
-  std::vector<OpKind> available(const Context& ctx) const;
+  OpKinds available(const Context& ctx) const;
   bool returns_allowed(const Context& ctx) const;
   /// Buffer `i` is in this segment's write set and random stores may target it (not `late`).
   bool plainly_writable(std::size_t i) const;
