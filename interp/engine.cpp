@@ -52,6 +52,73 @@ inline std::uint32_t saturate_i32(std::int64_t v) {
   return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
 }
 
+/// Superinstructions of the threaded code (Engine::run_lanes): an instruction that always falls
+/// through to the next one, followed by one of the opcodes listed with it here, gets a handler that
+/// runs its own body and then goes straight (a direct jump) to the next instruction's handler: one
+/// indirect jump for the pair instead of two, and a jump site per pair for the branch predictor.
+/// Each instruction keeps its own fuel unit, index and reports; a jump to the second one of a pair
+/// runs its plain handler. The pairs are the most frequent adjacent ones of the sound campaign
+/// (bench/README.md, "Session 28: fewer dispatches"); the first one of each must be an opcode with
+/// a GC_BODY_ (engine.cpp's loop): one that neither jumps, blocks nor traps.
+#define GC_FUSED_PAIRS(X) \
+  X(MulAdd, MulAdd) \
+  X(Mul, MulAdd) \
+  X(Mul, Mul) \
+  X(MulAdd, Load) \
+  X(MulAdd, JnLtU) \
+  X(LogNot, Jz) \
+  X(MulAdd, Store) \
+  X(Mov, Mov) \
+  X(Select, Store) \
+  X(ModU, JnEq) \
+  X(MulAdd, Add) \
+  X(ModU, Load) \
+  X(Add, Load) \
+  X(Mov, MulAdd) \
+  X(Mov, Mul) \
+  X(MulAdd, Sub) \
+  X(ModU, JgeU) \
+  X(Mul, DivU) \
+  X(Mov, LogNot) \
+  X(Sub, Mul) \
+  X(LtU, RecordIf) \
+  X(DivU, JgeU) \
+  X(Xor, Store) \
+  X(MinU, Store) \
+  X(NeZero, Xor) \
+  X(LtU, NeZero) \
+  X(Add, MinU) \
+  X(Mov, RecordLoop) \
+  X(MulAdd, Mul) \
+  X(Add, Store) \
+  X(Mov, Load) \
+  X(Inc, MulAdd) \
+  X(Mov, ModU) \
+  X(Select, ModU) \
+  X(ModU, Add) \
+  X(Add, JgeU) \
+  X(Select, Select) \
+  X(MulAdd, LoadBool) \
+  X(MulAdd, LoadF32) \
+  X(MulAdd, Mov) \
+  X(Mov, Add) \
+  X(Mov, Store)
+
+struct FusedPair {
+  Op first, second;
+};
+#define GC_PAIR_ENTRY(a, b) FusedPair{Op::a, Op::b},
+inline constexpr FusedPair kFusedPairs[] = {GC_FUSED_PAIRS(GC_PAIR_ENTRY)};
+#undef GC_PAIR_ENTRY
+/// kPairIndex[first][second]: 1 + the pair's position in kFusedPairs, 0 for none.
+inline constexpr auto kPairIndex = [] {
+  std::array<std::array<std::uint8_t, kOpCount>, kOpCount> t{};
+  for (std::size_t i = 0; i < std::size(kFusedPairs); ++i)
+    t[static_cast<int>(kFusedPairs[i].first)][static_cast<int>(kFusedPairs[i].second)] = static_cast<std::uint8_t>(i + 1);
+  return t;
+}();
+static_assert(std::size(kFusedPairs) < 255);
+
 // Diagnostic codes of run-time outcomes.
 constexpr const char* kTrapCode = "R020";
 constexpr const char* kOutOfFuelCode = "R021";
@@ -89,6 +156,10 @@ std::size_t capacity_bytes(const std::vector<T>& v) {
 }
 
 }  // namespace
+
+bool is_fused_pair(Op first, Op second) {
+  return kPairIndex[static_cast<int>(first)][static_cast<int>(second)] != 0;
+}
 
 InvocationIds LaunchContext::ids(std::uint32_t workgroup, std::uint32_t local) const {
   const auto size = program->workgroup_size;
@@ -531,6 +602,9 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
       &&op_Barrier, &&op_Fence,   &&op_Return,   &&op_Trap,
   };
   static_assert(std::size(kHandlers) == kOpCount, "one handler per opcode, in enum order");
+#define GC_PAIR_ADDRESS(a, b) &&op_##a##_then_##b,
+  static constexpr void* kPairHandlers[] = {GC_FUSED_PAIRS(GC_PAIR_ADDRESS)};
+#undef GC_PAIR_ADDRESS
   // Watch::Races: the handler of a load the race detector does not watch (Op::Load's, less the call).
   [[maybe_unused]] static constexpr void* kLoadUnwatched = &&op_LoadUnwatched;
 
@@ -547,6 +621,14 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
         if (load && !races_->watches(t.in.a)) t.handler = kLoadUnwatched;
         if (load || t.in.op == Op::Store) t.in.e = races_->site_of(static_cast<std::uint32_t>(i));
       }
+    }
+    // Superinstructions (kFusedPairs): a pair whose second instruction runs its opcode's own handler
+    // (not kLoadUnwatched: the pair's jump goes to the opcode's label).
+    for (std::size_t i = 0; i + 1 < threaded_.size(); ++i) {
+      const int first = static_cast<int>(threaded_[i].in.op), second = static_cast<int>(threaded_[i + 1].in.op);
+      const std::uint8_t pair = kPairIndex[first][second];
+      if (pair != 0 && threaded_[i].handler == kHandlers[first] && threaded_[i + 1].handler == kHandlers[second])
+        threaded_[i].handler = kPairHandlers[pair - 1];
     }
     threaded_table_ = kHandlers;
   }
@@ -626,6 +708,31 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
 op_Mov:
   r[in->d] = r[in->a];
   GC_NEXT();
+  // The superinstructions (kFusedPairs): the first instruction's body, then its successor's handler
+  // with that instruction in hand and its fuel unit taken, as GC_NEXT would, less the indirect jump.
+#define GC_BODY_Mov r[in->d] = r[in->a]
+#define GC_BODY_MulAdd r[in->d] = r[in->a] * r[in->b] + r[in->c]
+#define GC_BODY_Mul r[in->d] = r[in->a] * r[in->b]
+#define GC_BODY_Add r[in->d] = r[in->a] + r[in->b]
+#define GC_BODY_Sub r[in->d] = r[in->a] - r[in->b]
+#define GC_BODY_Xor r[in->d] = r[in->a] ^ r[in->b]
+#define GC_BODY_ModU r[in->d] = ir::scalar::u32_mod(r[in->a], r[in->b])
+#define GC_BODY_DivU r[in->d] = ir::scalar::u32_div(r[in->a], r[in->b])
+#define GC_BODY_MinU r[in->d] = std::min(r[in->a], r[in->b])
+#define GC_BODY_LtU r[in->d] = r[in->a] < r[in->b] ? 1u : 0u
+#define GC_BODY_LogNot r[in->d] = r[in->a] == 0 ? 1u : 0u
+#define GC_BODY_NeZero r[in->d] = r[in->a] != 0 ? 1u : 0u
+#define GC_BODY_Select r[in->d] = r[in->a] != 0 ? r[in->b] : r[in->c]
+#define GC_BODY_Inc ++r[in->d]
+#define GC_PAIR_HANDLER(a, b) \
+  op_##a##_then_##b:          \
+  GC_BODY_##a;                \
+  ++ip;                       \
+  --fuel;                     \
+  in = &ip->in;               \
+  goto op_##b;
+  GC_FUSED_PAIRS(GC_PAIR_HANDLER)
+#undef GC_PAIR_HANDLER
 op_Jmp:
   ip = code + in->a;
   GC_DISPATCH();
@@ -916,6 +1023,20 @@ done:
   }  // for each lane
 #undef GC_BINARY
 #undef GC_OUT_OF_BOUNDS
+#undef GC_BODY_Mov
+#undef GC_BODY_MulAdd
+#undef GC_BODY_Mul
+#undef GC_BODY_Add
+#undef GC_BODY_Sub
+#undef GC_BODY_Xor
+#undef GC_BODY_ModU
+#undef GC_BODY_DivU
+#undef GC_BODY_MinU
+#undef GC_BODY_LtU
+#undef GC_BODY_LogNot
+#undef GC_BODY_NeZero
+#undef GC_BODY_Select
+#undef GC_BODY_Inc
 #undef GC_NEXT
 #undef GC_DISPATCH
   fuel_ = fuel;

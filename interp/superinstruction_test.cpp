@@ -1,0 +1,185 @@
+// The threaded code's superinstructions (engine.cpp, kFusedPairs): a pair of adjacent instructions
+// run by one handler computes what the two compute one after the other, costs their two steps, and
+// leaves every report at the instruction it belongs to; a jump to the second one runs it alone.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "interp/compiled_program.hpp"
+#include "interp/engine.hpp"
+#include "interp/interpreter.hpp"
+#include "interp/test_support.hpp"
+#include "ir/builder.hpp"
+#include "ir/scalar_semantics.hpp"
+
+namespace gridcheck::interp {
+namespace {
+
+using namespace testing;
+using ir::Buf;
+using ir::Builder;
+using ir::ScalarType;
+
+CompiledProgram compiled(const ir::Program& p) {
+  auto prepared = prepare(p);
+  if (!prepared) {
+    ADD_FAILURE() << ir::render(prepared.diagnostics());
+    return {};
+  }
+  return std::move(prepared->compiled);
+}
+
+/// Positions i where code[i], code[i + 1] is a fused pair.
+std::vector<std::uint32_t> fused_positions(const CompiledProgram& c) {
+  std::vector<std::uint32_t> at;
+  for (std::size_t i = 0; i + 1 < c.code.size(); ++i)
+    if (is_fused_pair(c.code[i].op, c.code[i + 1].op)) at.push_back(static_cast<std::uint32_t>(i));
+  return at;
+}
+
+bool is_compare_jump(Op op) {
+  return op == Op::JnEq || op == Op::JnNe || op == Op::JnLtU || op == Op::JnLtS || op == Op::JnLeU || op == Op::JnLeS;
+}
+
+constexpr std::uint32_t kLanes = 8;  // workgroups of 4, grid 2
+
+Words inputs_of_pairs() {
+  Words in(16);
+  for (std::uint32_t i = 0; i < 16; ++i) in[i] = i * 2654435761u + (i % 3 == 0 ? 0u : 5u);
+  in[3] = 0;  // a zero divisor and modulus
+  in[11] = 0;
+  return in;
+}
+
+// Straight-line code (every invocation runs every instruction once) made of the pairs the generated
+// programs run most: index arithmetic into loads and stores, multiply-add chains, modulus and
+// division, min, xor, select, a cast to bool.
+ir::Program pairs_program() {
+  Builder b({4, 1, 1});
+  Buf in = b.read("in", 0, ScalarType::U32, 16);
+  Buf out = b.output("out", 1, ScalarType::U32, 5 * kLanes);
+  const auto a = [&] { return b.var("a"); };
+  const auto c = [&] { return b.var("c"); };
+  return b.wrapped({
+      b.let("a", b.load(in, b.gid())),
+      b.let("c", b.load(in, b.gid() + b.u32(kLanes))),
+      b.store(out, b.gid() * b.u32(5) + b.u32(0), a() * c() + c() * b.u32(3) + a() * b.u32(7) + b.u32(1)),
+      b.store(out, b.gid() * b.u32(5) + b.u32(1), b.load(in, a() % b.u32(16)) ^ (c() / (a() % b.u32(5)))),
+      b.store(out, b.gid() * b.u32(5) + b.u32(2), b.bin(ir::BinOp::Min, a() + c(), c() * c() - a())),
+      b.store(out, b.gid() * b.u32(5) + b.u32(3), b.select(a() % b.u32(3) == b.u32(0), c() % a(), a() * c())),
+      b.store(out, b.gid() * b.u32(5) + b.u32(4), b.cast(ScalarType::U32, b.cast(ScalarType::Bool, a() < c())) ^ a()),
+  });
+}
+
+TEST(Interp_Superinstructions, PairsComputeTheSameValuesAsTheirInstructionsOneAfterTheOther) {
+  const ir::Program p = pairs_program();
+  const CompiledProgram code = compiled(p);
+  EXPECT_GE(fused_positions(code).size(), 8u) << disassemble(code);
+  const Words in = inputs_of_pairs();
+  const RunResult r = run_reference(p, std::vector<Bytes>{to_bytes(in)}, Grid{2, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  namespace s = ir::scalar;
+  Words want(5 * kLanes);
+  for (std::uint32_t g = 0; g < kLanes; ++g) {
+    const std::uint32_t a = in[g], c = in[g + kLanes];
+    want[g * 5 + 0] = a * c + c * 3u + a * 7u + 1u;
+    want[g * 5 + 1] = in[s::u32_mod(a, 16)] ^ s::u32_div(c, s::u32_mod(a, 5));
+    want[g * 5 + 2] = std::min(a + c, c * c - a);
+    want[g * 5 + 3] = s::u32_mod(a, 3) == 0 ? s::u32_mod(c, a) : a * c;
+    want[g * 5 + 4] = (a < c ? 1u : 0u) ^ a;
+  }
+  EXPECT_EQ(output(r, "out"), want);
+}
+
+TEST(Interp_Superinstructions, APairCostsTheStepsOfItsTwoInstructions) {
+  const ir::Program p = pairs_program();
+  const CompiledProgram code = compiled(p);
+  ASSERT_FALSE(fused_positions(code).empty());
+  // Straight-line code: each invocation runs every instruction once (a compare-and-jump counts two)
+  // after its start (4 steps, engine.cpp's kInvocationSwitchSteps).
+  std::uint64_t per_invocation = 4;
+  for (const Instr& in : code.code) {
+    ASSERT_TRUE(in.op != Op::Jmp && in.op != Op::Jz && in.op != Op::JgeU && in.op != Op::LoopNext && !is_compare_jump(in.op))
+        << disassemble(code);
+    per_invocation += 1;
+  }
+  const RunResult r = run_reference(p, std::vector<Bytes>{to_bytes(inputs_of_pairs())}, Grid{2, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(r.steps, per_invocation * kLanes);
+}
+
+TEST(Interp_Superinstructions, AJumpToTheSecondInstructionOfAPairRunsItAlone) {
+  // `v = a * 7` ends the then-branch; the if's jump lands on the multiply-add after it.
+  Builder b({4, 1, 1});
+  Buf in = b.read("in", 0, ScalarType::U32, 16);
+  Buf out = b.output("out", 1, ScalarType::U32, kLanes);
+  const ir::Program p = b.wrapped({
+      b.let("a", b.load(in, b.gid())),
+      b.let("v", b.u32(1)),
+      b.if_(b.var("a") % b.u32(2) == b.u32(0), {b.assign("v", b.var("a") * b.u32(7))}),
+      b.store(out, b.gid(), b.var("v") * b.u32(3) + b.var("a")),
+  });
+  const CompiledProgram code = compiled(p);
+  bool target_is_second = false;
+  for (const Instr& in : code.code)
+    if (is_compare_jump(in.op) && in.c > 0 && in.c < code.code.size())
+      target_is_second = target_is_second || is_fused_pair(code.code[in.c - 1].op, code.code[in.c].op);
+  ASSERT_TRUE(target_is_second) << disassemble(code);
+  const Words words = inputs_of_pairs();
+  const RunResult r = run_reference(p, std::vector<Bytes>{to_bytes(words)}, Grid{2, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  Words want(kLanes);
+  for (std::uint32_t g = 0; g < kLanes; ++g) want[g] = (words[g] % 2 == 0 ? words[g] * 7u : 1u) * 3u + words[g];
+  EXPECT_EQ(output(r, "out"), want);
+}
+
+/// The index of the only instruction with opcode `op`.
+std::uint32_t only(const CompiledProgram& c, Op op) {
+  std::uint32_t at = 0, n = 0;
+  for (std::uint32_t i = 0; i < c.code.size(); ++i)
+    if (c.code[i].op == op) at = i, ++n;
+  EXPECT_EQ(n, 1u) << disassemble(c);
+  return at;
+}
+
+TEST(Interp_Superinstructions, AnOutOfBoundsLoadAfterItsIndexArithmeticIsReportedAtTheLoad) {
+  Builder b({4, 1, 1});
+  Buf in = b.read("in", 0, ScalarType::U32, 16);
+  Buf out = b.output("out", 1, ScalarType::U32, kLanes);
+  const ir::Program p = b.wrapped({b.store(out, b.gid(), b.load(in, b.gid() * b.u32(3) + b.u32(1)))});
+  const CompiledProgram code = compiled(p);
+  const std::uint32_t load = only(code, Op::Load);
+  ASSERT_TRUE(load > 0 && is_fused_pair(code.code[load - 1].op, Op::Load)) << disassemble(code);
+  RunOptions o;
+  o.oob = ir::MemoryCheck::Warning;
+  const RunResult r = run_reference(p, std::vector<Bytes>{to_bytes(inputs_of_pairs())}, Grid{2, 1, 1}, 1, o);
+  ASSERT_TRUE(r.ok()) << explain(r);
+  ASSERT_EQ(r.oob.size(), 1u) << explain(r);
+  EXPECT_EQ(r.oob[0].buffer, "in");
+  EXPECT_EQ(r.oob[0].loads, 3u);  // gid 5, 6, 7
+  EXPECT_EQ(r.oob[0].first_index, 16u);
+  EXPECT_EQ(r.oob[0].first_site, code.site(load));
+}
+
+TEST(Interp_Superinstructions, ARacyStoreAfterItsIndexArithmeticIsReportedAtTheStore) {
+  Builder b({4, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, kLanes);
+  const ir::Program p = b.wrapped({b.store(out, b.lid() * b.u32(0) + b.u32(1), b.gid())});
+  const CompiledProgram code = compiled(p);
+  const std::uint32_t store = only(code, Op::Store);
+  ASSERT_TRUE(store > 0 && is_fused_pair(code.code[store - 1].op, Op::Store)) << disassemble(code);
+  RunOptions o;
+  o.detect_races = true;
+  const RunResult r = run_reference(p, {}, Grid{1, 1, 1}, 1, o);
+  EXPECT_EQ(r.status, RunStatus::Race) << explain(r);
+  ASSERT_EQ(r.races.size(), 1u) << explain(r);
+  EXPECT_EQ(r.races[0].element, 1u);
+  EXPECT_EQ(r.races[0].first.site, code.site(store));
+  EXPECT_EQ(r.races[0].second.site, code.site(store));
+}
+
+}  // namespace
+}  // namespace gridcheck::interp
