@@ -59,7 +59,9 @@ inline std::uint32_t saturate_i32(std::int64_t v) {
 /// Each instruction keeps its own fuel unit, index and reports; a jump to the second one of a pair
 /// runs its plain handler. The pairs are the most frequent adjacent ones of the sound campaign
 /// (bench/README.md, "Session 28: fewer dispatches"); the first one of each must be an opcode with
-/// a GC_BODY_ (engine.cpp's loop): one that neither jumps, blocks nor traps.
+/// a GC_BODY_ (engine.cpp's loop): one that neither jumps, blocks nor traps. Load stands for the
+/// three loads (one handler), LoadUnwatched for a load the race detector's direct path does not
+/// watch (kLoadUnwatched's handler).
 #define GC_FUSED_PAIRS(X) \
   X(MulAdd, MulAdd) \
   X(Mul, MulAdd) \
@@ -98,23 +100,64 @@ inline std::uint32_t saturate_i32(std::int64_t v) {
   X(ModU, Add) \
   X(Add, JgeU) \
   X(Select, Select) \
-  X(MulAdd, LoadBool) \
-  X(MulAdd, LoadF32) \
   X(MulAdd, Mov) \
   X(Mov, Add) \
-  X(Mov, Store)
+  X(Mov, Store) \
+  X(Store, LoopNext) \
+  X(Store, Barrier) \
+  X(Load, Store) \
+  X(Load, Select) \
+  X(Load, Barrier) \
+  X(Store, Mov) \
+  X(Load, Load) \
+  X(Store, Load) \
+  X(Store, Return) \
+  X(Load, LtU) \
+  X(MulAdd, LoadUnwatched) \
+  X(ModU, LoadUnwatched) \
+  X(Add, LoadUnwatched) \
+  X(Mov, LoadUnwatched) \
+  X(Store, LoadUnwatched) \
+  X(Load, LoadUnwatched) \
+  X(LoadUnwatched, Store) \
+  X(LoadUnwatched, Select) \
+  X(LoadUnwatched, Barrier) \
+  X(LoadUnwatched, Load) \
+  X(LoadUnwatched, LtU) \
+  X(LoadUnwatched, MulAdd)
 
-struct FusedPair {
-  Op first, second;
+/// The names of GC_FUSED_PAIRS: the opcodes, and LoadUnwatched (code kOpCount).
+struct PairNames {
+  using enum Op;
+  static constexpr int LoadUnwatched = kOpCount;
 };
-#define GC_PAIR_ENTRY(a, b) FusedPair{Op::a, Op::b},
+constexpr int pair_code(Op op) { return static_cast<int>(op); }
+constexpr int pair_code(int code) { return code; }
+struct FusedPair {
+  int first, second;
+};
+#define GC_PAIR_ENTRY(a, b) FusedPair{pair_code(PairNames::a), pair_code(PairNames::b)},
 inline constexpr FusedPair kFusedPairs[] = {GC_FUSED_PAIRS(GC_PAIR_ENTRY)};
 #undef GC_PAIR_ENTRY
-/// kPairIndex[first][second]: 1 + the pair's position in kFusedPairs, 0 for none.
-inline constexpr auto kPairIndex = [] {
-  std::array<std::array<std::uint8_t, kOpCount>, kOpCount> t{};
+/// kPairKey[code]: a small key per code that takes part in a pair (LoadBool and LoadF32 share
+/// Load's: one handler), 0 for the others.
+inline constexpr int kPairKeys = 32;
+inline constexpr auto kPairKey = [] {
+  std::array<std::uint8_t, kOpCount + 1> key{};
+  std::uint8_t next = 1;
+  for (const FusedPair& p : kFusedPairs)
+    for (const int code : {p.first, p.second})
+      if (key[code] == 0) key[code] = next++;
+  key[static_cast<int>(Op::LoadBool)] = key[static_cast<int>(Op::Load)];
+  key[static_cast<int>(Op::LoadF32)] = key[static_cast<int>(Op::Load)];
+  return key;
+}();
+static_assert(std::ranges::max(kPairKey) < kPairKeys);
+/// kPairOf[first key][second key]: 1 + the pair's position in kFusedPairs, 0 for none (key 0 never pairs).
+inline constexpr auto kPairOf = [] {
+  std::array<std::array<std::uint8_t, kPairKeys>, kPairKeys> t{};
   for (std::size_t i = 0; i < std::size(kFusedPairs); ++i)
-    t[static_cast<int>(kFusedPairs[i].first)][static_cast<int>(kFusedPairs[i].second)] = static_cast<std::uint8_t>(i + 1);
+    t[kPairKey[kFusedPairs[i].first]][kPairKey[kFusedPairs[i].second]] = static_cast<std::uint8_t>(i + 1);
   return t;
 }();
 static_assert(std::size(kFusedPairs) < 255);
@@ -158,7 +201,7 @@ std::size_t capacity_bytes(const std::vector<T>& v) {
 }  // namespace
 
 bool is_fused_pair(Op first, Op second) {
-  return kPairIndex[static_cast<int>(first)][static_cast<int>(second)] != 0;
+  return kPairOf[kPairKey[static_cast<int>(first)]][kPairKey[static_cast<int>(second)]] != 0;
 }
 
 InvocationIds LaunchContext::ids(std::uint32_t workgroup, std::uint32_t local) const {
@@ -609,26 +652,30 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   [[maybe_unused]] static constexpr void* kLoadUnwatched = &&op_LoadUnwatched;
 
   if (threaded_table_ != kHandlers) {  // once per engine: one instantiation runs a whole dispatch
-    threaded_.resize(prog_.code.size());
-    for (std::size_t i = 0; i < prog_.code.size(); ++i)
-      threaded_[i] = Threaded{prog_.code[i], kHandlers[static_cast<int>(prog_.code[i].op)]};
-    if constexpr (kWatch == Watch::Races) {
-      // A load of a buffer the detector does not watch (never written: it cannot race) skips it;
-      // the others carry their race site in `e` (unused by loads and stores).
-      for (std::size_t i = 0; i < threaded_.size(); ++i) {
-        Threaded& t = threaded_[i];
+    // Backwards, so that each instruction's successor is known: a pair of kFusedPairs gets its
+    // superinstruction's handler, which goes on at the successor's own label.
+    const std::size_t n = prog_.code.size();
+    threaded_.resize(n);
+    std::uint8_t next_key = 0;
+    for (std::size_t i = n; i-- > 0;) {
+      Threaded& t = threaded_[i];
+      t.in = prog_.code[i];
+      int code = static_cast<int>(t.in.op);
+      const void* handler = kHandlers[code];
+      if constexpr (kWatch == Watch::Races) {
+        // A load of a buffer the detector does not watch (never written: it cannot race) skips it;
+        // the others carry their race site in `e` (unused by loads and stores).
         const bool load = t.in.op == Op::Load || t.in.op == Op::LoadBool || t.in.op == Op::LoadF32;
-        if (load && !races_->watches(t.in.a)) t.handler = kLoadUnwatched;
+        if (load && !races_->watches(t.in.a)) {
+          handler = kLoadUnwatched;
+          code = PairNames::LoadUnwatched;
+        }
         if (load || t.in.op == Op::Store) t.in.e = races_->site_of(static_cast<std::uint32_t>(i));
       }
-    }
-    // Superinstructions (kFusedPairs): a pair whose second instruction runs its opcode's own handler
-    // (not kLoadUnwatched: the pair's jump goes to the opcode's label).
-    for (std::size_t i = 0; i + 1 < threaded_.size(); ++i) {
-      const int first = static_cast<int>(threaded_[i].in.op), second = static_cast<int>(threaded_[i + 1].in.op);
-      const std::uint8_t pair = kPairIndex[first][second];
-      if (pair != 0 && threaded_[i].handler == kHandlers[first] && threaded_[i + 1].handler == kHandlers[second])
-        threaded_[i].handler = kPairHandlers[pair - 1];
+      const std::uint8_t key = kPairKey[code];
+      if (const std::uint8_t pair = kPairOf[key][next_key]) handler = kPairHandlers[pair - 1];
+      t.handler = handler;
+      next_key = key;
     }
     threaded_table_ = kHandlers;
   }
@@ -708,31 +755,6 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
 op_Mov:
   r[in->d] = r[in->a];
   GC_NEXT();
-  // The superinstructions (kFusedPairs): the first instruction's body, then its successor's handler
-  // with that instruction in hand and its fuel unit taken, as GC_NEXT would, less the indirect jump.
-#define GC_BODY_Mov r[in->d] = r[in->a]
-#define GC_BODY_MulAdd r[in->d] = r[in->a] * r[in->b] + r[in->c]
-#define GC_BODY_Mul r[in->d] = r[in->a] * r[in->b]
-#define GC_BODY_Add r[in->d] = r[in->a] + r[in->b]
-#define GC_BODY_Sub r[in->d] = r[in->a] - r[in->b]
-#define GC_BODY_Xor r[in->d] = r[in->a] ^ r[in->b]
-#define GC_BODY_ModU r[in->d] = ir::scalar::u32_mod(r[in->a], r[in->b])
-#define GC_BODY_DivU r[in->d] = ir::scalar::u32_div(r[in->a], r[in->b])
-#define GC_BODY_MinU r[in->d] = std::min(r[in->a], r[in->b])
-#define GC_BODY_LtU r[in->d] = r[in->a] < r[in->b] ? 1u : 0u
-#define GC_BODY_LogNot r[in->d] = r[in->a] == 0 ? 1u : 0u
-#define GC_BODY_NeZero r[in->d] = r[in->a] != 0 ? 1u : 0u
-#define GC_BODY_Select r[in->d] = r[in->a] != 0 ? r[in->b] : r[in->c]
-#define GC_BODY_Inc ++r[in->d]
-#define GC_PAIR_HANDLER(a, b) \
-  op_##a##_then_##b:          \
-  GC_BODY_##a;                \
-  ++ip;                       \
-  --fuel;                     \
-  in = &ip->in;               \
-  goto op_##b;
-  GC_FUSED_PAIRS(GC_PAIR_HANDLER)
-#undef GC_PAIR_HANDLER
 op_Jmp:
   ip = code + in->a;
   GC_DISPATCH();
@@ -867,8 +889,8 @@ op_CheckU32:
   }
   GC_NEXT();
 // A load: the word, converted for LoadBool / LoadF32; `watched` says whether an observer or the race
-// detector sees it. A macro, for the two handlers below.
-#define GC_LOAD(watched)                                                                            \
+// detector sees it. A macro, for the two handlers below and the superinstructions.
+#define GC_LOAD_BODY(watched)                                                                          \
   do {                                                                                              \
     const View v = views[in->a];                                                                    \
     const std::uint32_t i = r[in->b];                                                               \
@@ -891,44 +913,78 @@ op_CheckU32:
       r[in->d] = 0;                                                                                 \
       GC_OUT_OF_BOUNDS(AccessKind::Load, loads, i);                                                 \
     }                                                                                               \
-    GC_NEXT();                                                                                      \
   } while (false)
 op_Load:
 op_LoadBool:
 op_LoadF32:
-  GC_LOAD(true);
-op_LoadUnwatched:  // Watch::Races only (kLoadUnwatched)
-  GC_LOAD(false);
-#undef GC_LOAD
-op_Store : {
-  const View v = views[in->a];
-  const std::uint32_t i = r[in->b];
-  if (i < v.count) [[likely]] {
-    std::uint8_t* p = v.data + std::size_t{i} * 4;
-    if constexpr (kObserved) {
-      const std::uint32_t before = read_word(p);
-      write_word(p, r[in->c]);
-      notify(AccessKind::Store, in->a, i, r[in->c], before, pc_of(ip), slot - base);
-    } else if constexpr (kWatch == Watch::Races) {
-      const std::uint32_t before = read_word(p);
-      const std::uint32_t value = r[in->c];
-      write_word(p, value);
-      races->store(race_state, in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,
-                   [ip, pc_of] { return pc_of(ip); });
-    } else {
-      write_word(p, r[in->c]);
-    }
-    if constexpr (kUninit) {
-      if (v.shadow_offset != kNoShadow) {
-        const std::uint32_t word = v.shadow_offset + i;
-        shadow[word / 64] |= std::uint64_t{1} << (word % 64);
-      }
-    }
-  } else {
-    GC_OUT_OF_BOUNDS(AccessKind::Store, stores, i);
-  }
+  GC_LOAD_BODY(true);
   GC_NEXT();
-}
+op_LoadUnwatched:  // Watch::Races only (kLoadUnwatched)
+  GC_LOAD_BODY(false);
+  GC_NEXT();
+// A store (a macro, for its handler and the superinstructions).
+#define GC_STORE_BODY                                                                                    \
+  {                                                                                                      \
+  const View v = views[in->a];                                                                           \
+  const std::uint32_t i = r[in->b];                                                                      \
+  if (i < v.count) [[likely]] {                                                                          \
+    std::uint8_t* p = v.data + std::size_t{i} * 4;                                                       \
+    if constexpr (kObserved) {                                                                           \
+      const std::uint32_t before = read_word(p);                                                         \
+      write_word(p, r[in->c]);                                                                           \
+      notify(AccessKind::Store, in->a, i, r[in->c], before, pc_of(ip), slot - base);                     \
+    } else if constexpr (kWatch == Watch::Races) {                                                       \
+      const std::uint32_t before = read_word(p);                                                         \
+      const std::uint32_t value = r[in->c];                                                              \
+      write_word(p, value);                                                                              \
+      races->store(race_state, in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,  \
+                   [ip, pc_of] { return pc_of(ip); });                                                   \
+    } else {                                                                                             \
+      write_word(p, r[in->c]);                                                                           \
+    }                                                                                                    \
+    if constexpr (kUninit) {                                                                             \
+      if (v.shadow_offset != kNoShadow) {                                                                \
+        const std::uint32_t word = v.shadow_offset + i;                                                  \
+        shadow[word / 64] |= std::uint64_t{1} << (word % 64);                                            \
+      }                                                                                                  \
+    }                                                                                                    \
+  } else {                                                                                               \
+    GC_OUT_OF_BOUNDS(AccessKind::Store, stores, i);                                                      \
+  }                                                                                                      \
+  }
+op_Store:
+  GC_STORE_BODY;
+  GC_NEXT();
+  // The superinstructions (kFusedPairs): the first instruction's body, then its successor's handler
+  // with that instruction in hand and its fuel unit taken, as GC_NEXT would, less the indirect jump.
+#define GC_BODY_Mov r[in->d] = r[in->a]
+#define GC_BODY_MulAdd r[in->d] = r[in->a] * r[in->b] + r[in->c]
+#define GC_BODY_Mul r[in->d] = r[in->a] * r[in->b]
+#define GC_BODY_Add r[in->d] = r[in->a] + r[in->b]
+#define GC_BODY_Sub r[in->d] = r[in->a] - r[in->b]
+#define GC_BODY_Xor r[in->d] = r[in->a] ^ r[in->b]
+#define GC_BODY_ModU r[in->d] = ir::scalar::u32_mod(r[in->a], r[in->b])
+#define GC_BODY_DivU r[in->d] = ir::scalar::u32_div(r[in->a], r[in->b])
+#define GC_BODY_MinU r[in->d] = std::min(r[in->a], r[in->b])
+#define GC_BODY_LtU r[in->d] = r[in->a] < r[in->b] ? 1u : 0u
+#define GC_BODY_LogNot r[in->d] = r[in->a] == 0 ? 1u : 0u
+#define GC_BODY_NeZero r[in->d] = r[in->a] != 0 ? 1u : 0u
+#define GC_BODY_Select r[in->d] = r[in->a] != 0 ? r[in->b] : r[in->c]
+#define GC_BODY_Inc ++r[in->d]
+#define GC_BODY_Load GC_LOAD_BODY(true)
+#define GC_BODY_LoadUnwatched GC_LOAD_BODY(false)
+#define GC_BODY_Store GC_STORE_BODY
+#define GC_PAIR_HANDLER(a, b) \
+  op_##a##_then_##b:          \
+  GC_BODY_##a;                \
+  ++ip;                       \
+  --fuel;                     \
+  in = &ip->in;               \
+  goto op_##b;
+  GC_FUSED_PAIRS(GC_PAIR_HANDLER)
+#undef GC_PAIR_HANDLER
+#undef GC_LOAD_BODY
+#undef GC_STORE_BODY
 op_Atomic : {
   const View v = views[in->a];
   const std::uint32_t i = r[in->b];
@@ -1037,6 +1093,9 @@ done:
 #undef GC_BODY_NeZero
 #undef GC_BODY_Select
 #undef GC_BODY_Inc
+#undef GC_BODY_Load
+#undef GC_BODY_LoadUnwatched
+#undef GC_BODY_Store
 #undef GC_NEXT
 #undef GC_DISPATCH
   fuel_ = fuel;

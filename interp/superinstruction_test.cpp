@@ -60,17 +60,19 @@ Words inputs_of_pairs() {
 ir::Program pairs_program() {
   Builder b({4, 1, 1});
   Buf in = b.read("in", 0, ScalarType::U32, 16);
-  Buf out = b.output("out", 1, ScalarType::U32, 5 * kLanes);
+  Buf out = b.output("out", 1, ScalarType::U32, 6 * kLanes);
   const auto a = [&] { return b.var("a"); };
   const auto c = [&] { return b.var("c"); };
   return b.wrapped({
       b.let("a", b.load(in, b.gid())),
       b.let("c", b.load(in, b.gid() + b.u32(kLanes))),
-      b.store(out, b.gid() * b.u32(5) + b.u32(0), a() * c() + c() * b.u32(3) + a() * b.u32(7) + b.u32(1)),
-      b.store(out, b.gid() * b.u32(5) + b.u32(1), b.load(in, a() % b.u32(16)) ^ (c() / (a() % b.u32(5)))),
-      b.store(out, b.gid() * b.u32(5) + b.u32(2), b.bin(ir::BinOp::Min, a() + c(), c() * c() - a())),
-      b.store(out, b.gid() * b.u32(5) + b.u32(3), b.select(a() % b.u32(3) == b.u32(0), c() % a(), a() * c())),
-      b.store(out, b.gid() * b.u32(5) + b.u32(4), b.cast(ScalarType::U32, b.cast(ScalarType::Bool, a() < c())) ^ a()),
+      b.store(out, b.gid() * b.u32(6) + b.u32(0), a() * c() + c() * b.u32(3) + a() * b.u32(7) + b.u32(1)),
+      b.store(out, b.gid() * b.u32(6) + b.u32(1), b.load(in, a() % b.u32(16)) ^ (c() / (a() % b.u32(5)))),
+      b.store(out, b.gid() * b.u32(6) + b.u32(2), b.bin(ir::BinOp::Min, a() + c(), c() * c() - a())),
+      b.store(out, b.gid() * b.u32(6) + b.u32(3), b.select(a() % b.u32(3) == b.u32(0), c() % a(), a() * c())),
+      b.store(out, b.gid() * b.u32(6) + b.u32(4), b.cast(ScalarType::U32, b.cast(ScalarType::Bool, a() < c())) ^ a()),
+      b.let("e", b.load(in, b.lid())),
+      b.store(out, b.gid() * b.u32(6) + b.u32(5), b.load(in, b.var("e") % b.u32(16)) + b.var("e")),
   });
 }
 
@@ -82,14 +84,16 @@ TEST(Interp_Superinstructions, PairsComputeTheSameValuesAsTheirInstructionsOneAf
   const RunResult r = run_reference(p, std::vector<Bytes>{to_bytes(in)}, Grid{2, 1, 1});
   ASSERT_TRUE(r.ok()) << explain(r);
   namespace s = ir::scalar;
-  Words want(5 * kLanes);
+  Words want(6 * kLanes);
   for (std::uint32_t g = 0; g < kLanes; ++g) {
     const std::uint32_t a = in[g], c = in[g + kLanes];
-    want[g * 5 + 0] = a * c + c * 3u + a * 7u + 1u;
-    want[g * 5 + 1] = in[s::u32_mod(a, 16)] ^ s::u32_div(c, s::u32_mod(a, 5));
-    want[g * 5 + 2] = std::min(a + c, c * c - a);
-    want[g * 5 + 3] = s::u32_mod(a, 3) == 0 ? s::u32_mod(c, a) : a * c;
-    want[g * 5 + 4] = (a < c ? 1u : 0u) ^ a;
+    want[g * 6 + 0] = a * c + c * 3u + a * 7u + 1u;
+    want[g * 6 + 1] = in[s::u32_mod(a, 16)] ^ s::u32_div(c, s::u32_mod(a, 5));
+    want[g * 6 + 2] = std::min(a + c, c * c - a);
+    want[g * 6 + 3] = s::u32_mod(a, 3) == 0 ? s::u32_mod(c, a) : a * c;
+    want[g * 6 + 4] = (a < c ? 1u : 0u) ^ a;
+    const std::uint32_t e = in[g % 4];
+    want[g * 6 + 5] = in[e % 16] + e;
   }
   EXPECT_EQ(output(r, "out"), want);
 }
@@ -109,6 +113,36 @@ TEST(Interp_Superinstructions, APairCostsTheStepsOfItsTwoInstructions) {
   const RunResult r = run_reference(p, std::vector<Bytes>{to_bytes(inputs_of_pairs())}, Grid{2, 1, 1});
   ASSERT_TRUE(r.ok()) << explain(r);
   EXPECT_EQ(r.steps, per_invocation * kLanes);
+}
+
+TEST(Interp_Superinstructions, PairsRunTheSameUnderTheRaceDetectorWithWatchedAndUnwatchedLoads) {
+  // The detector's direct path has its own handler for loads of a buffer it does not watch (`in`,
+  // never written) and its own pairs with them; `out` is written, so its loads are watched.
+  Builder b({4, 1, 1});
+  Buf in = b.read("in", 0, ScalarType::U32, 16);
+  Buf out = b.output("out", 1, ScalarType::U32, 2 * kLanes);
+  const ir::Program p = b.wrapped({
+      b.store(out, b.gid(), b.load(in, b.gid() * b.u32(2) % b.u32(16)) + b.u32(1)),
+      b.store(out, b.gid() + b.u32(kLanes), b.load(out, b.gid()) * b.load(in, b.gid() + b.u32(1)) + b.load(out, b.gid())),
+  });
+  const CompiledProgram code = compiled(p);
+  EXPECT_GE(fused_positions(code).size(), 3u) << disassemble(code);
+  const Words words = inputs_of_pairs();
+  const std::vector<Bytes> inputs = {to_bytes(words)};
+  RunOptions races;
+  races.detect_races = true;
+  const RunResult plain = run_reference(p, inputs, Grid{2, 1, 1});
+  const RunResult checked = run_reference(p, inputs, Grid{2, 1, 1}, 1, races);
+  ASSERT_TRUE(plain.ok()) << explain(plain);
+  ASSERT_TRUE(checked.ok()) << explain(checked);
+  Words want(2 * kLanes);
+  for (std::uint32_t g = 0; g < kLanes; ++g) {
+    want[g] = words[g * 2 % 16] + 1;
+    want[g + kLanes] = want[g] * words[g + 1] + want[g];
+  }
+  EXPECT_EQ(output(plain, "out"), want);
+  EXPECT_EQ(output(checked, "out"), want);
+  EXPECT_EQ(checked.steps, plain.steps);
 }
 
 TEST(Interp_Superinstructions, AJumpToTheSecondInstructionOfAPairRunsItAlone) {
