@@ -59,7 +59,8 @@ inline std::uint32_t saturate_i32(std::int64_t v) {
 /// Each instruction keeps its own fuel unit, index and reports; a jump to the second one of a pair
 /// runs its plain handler. The pairs are the most frequent adjacent ones of the sound campaign
 /// (bench/README.md, "Session 28: fewer dispatches"); the first one of each must be an opcode with
-/// a GC_BODY_ (engine.cpp's loop): one that neither jumps, blocks nor traps. Load stands for the
+/// a GC_BODY_ (engine.cpp's loop): one that neither blocks nor traps (a divergence record may stop),
+/// or a conditional jump, paired with the instruction it falls through to. Load stands for the
 /// three loads (one handler), LoadUnwatched for a load the race detector's direct path does not
 /// watch (kLoadUnwatched's handler).
 #define GC_FUSED_PAIRS(X) \
@@ -103,28 +104,15 @@ inline std::uint32_t saturate_i32(std::int64_t v) {
   X(MulAdd, Mov) \
   X(Mov, Add) \
   X(Mov, Store) \
-  X(Store, LoopNext) \
-  X(Store, Barrier) \
-  X(Load, Store) \
-  X(Load, Select) \
-  X(Load, Barrier) \
-  X(Store, Mov) \
-  X(Load, Load) \
-  X(Store, Load) \
-  X(Store, Return) \
-  X(Load, LtU) \
   X(MulAdd, LoadUnwatched) \
   X(ModU, LoadUnwatched) \
   X(Add, LoadUnwatched) \
   X(Mov, LoadUnwatched) \
-  X(Store, LoadUnwatched) \
-  X(Load, LoadUnwatched) \
-  X(LoadUnwatched, Store) \
-  X(LoadUnwatched, Select) \
-  X(LoadUnwatched, Barrier) \
-  X(LoadUnwatched, Load) \
-  X(LoadUnwatched, LtU) \
-  X(LoadUnwatched, MulAdd)
+  X(JnLtU, MulAdd) \
+  X(RecordIf, Jz) \
+  X(JgeU, Mul) \
+  X(RecordLoop, JgeU) \
+  X(JgeU, Mov)
 
 /// The names of GC_FUSED_PAIRS: the opcodes, and LoadUnwatched (code kOpCount).
 struct PairNames {
@@ -971,6 +959,41 @@ op_Store:
 #define GC_BODY_NeZero r[in->d] = r[in->a] != 0 ? 1u : 0u
 #define GC_BODY_Select r[in->d] = r[in->a] != 0 ? r[in->b] : r[in->c]
 #define GC_BODY_Inc ++r[in->d]
+// A conditional jump's pair is with the instruction it falls through to: the jump goes on at its
+// target through the indirect jump, or falls through to the pair's second instruction.
+#define GC_BODY_JnLtU                       \
+  if (!(r[in->a] < r[in->b])) {             \
+    ip = code + in->c;                      \
+    --fuel;                                 \
+    GC_DISPATCH();                          \
+  }                                         \
+  --fuel
+#define GC_BODY_JgeU                        \
+  if (r[in->a] >= r[in->b]) {               \
+    ip = code + in->c;                      \
+    GC_DISPATCH();                          \
+  }
+#define GC_BODY_RecordIf                                                                                          \
+  {                                                                                                               \
+    const auto scope = static_cast<RecordScope>(in->sub);                                                         \
+    const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;                                                          \
+    const std::uint32_t pc = pc_of(ip);                                                                           \
+    if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) { \
+      stop = Stop::Divergence;                                                                                    \
+      goto done;                                                                                                  \
+    }                                                                                                             \
+  }
+#define GC_BODY_RecordLoop                                                                                        \
+  {                                                                                                               \
+    const auto scope = static_cast<RecordScope>(in->sub);                                                         \
+    const std::uint32_t from = r[in->a], to = r[in->b];                                                           \
+    const std::uint32_t value = to > from ? to - from : 0u;                                                       \
+    const std::uint32_t pc = pc_of(ip);                                                                           \
+    if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) { \
+      stop = Stop::Divergence;                                                                                    \
+      goto done;                                                                                                  \
+    }                                                                                                             \
+  }
 #define GC_BODY_Load GC_LOAD_BODY(true)
 #define GC_BODY_LoadUnwatched GC_LOAD_BODY(false)
 #define GC_BODY_Store GC_STORE_BODY
@@ -1005,27 +1028,12 @@ op_Atomic : {
   }
   GC_NEXT();
 }
-op_RecordIf : {
-  const auto scope = static_cast<RecordScope>(in->sub);
-  const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;
-  const std::uint32_t pc = pc_of(ip);
-  if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
-    stop = Stop::Divergence;
-    goto done;
-  }
+op_RecordIf:
+  GC_BODY_RecordIf;
   GC_NEXT();
-}
-op_RecordLoop : {
-  const auto scope = static_cast<RecordScope>(in->sub);
-  const std::uint32_t from = r[in->a], to = r[in->b];
-  const std::uint32_t value = to > from ? to - from : 0u;
-  const std::uint32_t pc = pc_of(ip);
-  if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
-    stop = Stop::Divergence;
-    goto done;
-  }
+op_RecordLoop:
+  GC_BODY_RecordLoop;
   GC_NEXT();
-}
 op_Barrier : {
   const std::uint32_t pc = pc_of(ip);
   // Fast path of on_stop: the first arrival, or one more at the same barrier.
@@ -1094,6 +1102,10 @@ done:
 #undef GC_BODY_Select
 #undef GC_BODY_Inc
 #undef GC_BODY_Load
+#undef GC_BODY_JnLtU
+#undef GC_BODY_JgeU
+#undef GC_BODY_RecordIf
+#undef GC_BODY_RecordLoop
 #undef GC_BODY_LoadUnwatched
 #undef GC_BODY_Store
 #undef GC_NEXT

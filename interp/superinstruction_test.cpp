@@ -23,8 +23,8 @@ using ir::Buf;
 using ir::Builder;
 using ir::ScalarType;
 
-CompiledProgram compiled(const ir::Program& p) {
-  auto prepared = prepare(p);
+CompiledProgram compiled(const ir::Program& p, const RunOptions& options = {}) {
+  auto prepared = prepare(p, options);
   if (!prepared) {
     ADD_FAILURE() << ir::render(prepared.diagnostics());
     return {};
@@ -177,6 +177,109 @@ std::uint32_t only(const CompiledProgram& c, Op op) {
     if (c.code[i].op == op) at = i, ++n;
   EXPECT_EQ(n, 1u) << disassemble(c);
   return at;
+}
+
+/// Whether some instruction with opcode `first` is followed by one with `second`, as a fused pair.
+bool has_pair(const CompiledProgram& c, Op first, Op second) {
+  for (std::size_t i = 0; i + 1 < c.code.size(); ++i)
+    if (c.code[i].op == first && c.code[i + 1].op == second) return is_fused_pair(first, second);
+  return false;
+}
+
+TEST(Interp_Superinstructions, AConditionalJumpPairedWithItsFallThroughJumpsOrFallsThrough) {
+  // `if a < c` (a compare-and-jump) falls through to the multiply-add of the store's index or
+  // jumps past it; a loop's entry test falls through to its body's multiply or skips it.
+  Builder b({4, 1, 1});
+  Buf in = b.read("in", 0, ScalarType::U32, 16);
+  Buf out = b.output("out", 1, ScalarType::U32, 2 * kLanes);
+  const ir::Program p = b.wrapped({
+      b.let("a", b.load(in, b.gid())),
+      b.let("c", b.load(in, b.gid() + b.u32(kLanes))),
+      b.let("v", b.u32(1)),
+      b.if_(b.var("a") < b.var("c"), {b.store(out, b.gid() * b.u32(2) + b.u32(0), b.var("a") + b.u32(1))}),
+      b.loop("i", b.u32(0), b.var("a") % b.u32(4), {b.assign("v", b.var("v") * b.u32(3))}),
+      b.store(out, b.gid() * b.u32(2) + b.u32(1), b.var("v")),
+  });
+  const CompiledProgram code = compiled(p);
+  EXPECT_TRUE(has_pair(code, Op::JnLtU, Op::MulAdd)) << disassemble(code);
+  EXPECT_TRUE(has_pair(code, Op::JgeU, Op::Mul)) << disassemble(code);
+  const Words words = inputs_of_pairs();
+  const RunResult r = run_reference(p, std::vector<Bytes>{to_bytes(words)}, Grid{2, 1, 1});
+  ASSERT_TRUE(r.ok()) << explain(r);
+  Words want(2 * kLanes);
+  bool taken = false, fell_through = false;
+  for (std::uint32_t g = 0; g < kLanes; ++g) {
+    const std::uint32_t a = words[g], c = words[g + kLanes];
+    (a < c ? fell_through : taken) = true;
+    want[g * 2] = a < c ? a + 1 : 0;
+    std::uint32_t v = 1;
+    for (std::uint32_t i = 0; i < a % 4; ++i) v = v * 3;
+    want[g * 2 + 1] = v;
+  }
+  ASSERT_TRUE(taken && fell_through);  // the inputs take both ways
+  EXPECT_EQ(output(r, "out"), want);
+  // The steps: each invocation's walk of the code, one step per instruction (two for a
+  // compare-and-jump) after its start's 4, by a walk of the few opcodes this program has.
+  std::uint64_t steps = 0;
+  for (std::uint32_t g = 0; g < kLanes; ++g) {
+    std::vector<std::uint32_t> reg(code.frame_words, 0);
+    for (std::size_t k = 0; k < code.literal_values.size(); ++k) reg[kFirstConstSlot + k] = code.literal_values[k];
+    reg[kSlotGlobalId] = g;
+    steps += 4;
+    for (std::uint32_t pc = 0;;) {
+      const Instr& in = code.code[pc];
+      ++steps;
+      if (in.op == Op::Return) break;
+      std::uint32_t next = pc + 1;
+      switch (in.op) {
+        case Op::Load: reg[in.d] = words[reg[in.b]]; break;
+        case Op::Store: break;
+        case Op::Mov: reg[in.d] = reg[in.a]; break;
+        case Op::Add: reg[in.d] = reg[in.a] + reg[in.b]; break;
+        case Op::Mul: reg[in.d] = reg[in.a] * reg[in.b]; break;
+        case Op::MulAdd: reg[in.d] = reg[in.a] * reg[in.b] + reg[in.c]; break;
+        case Op::ModU: reg[in.d] = reg[in.a] % reg[in.b]; break;
+        case Op::JnLtU: ++steps, next = reg[in.a] < reg[in.b] ? pc + 1 : in.c; break;
+        case Op::JgeU: next = reg[in.a] >= reg[in.b] ? in.c : pc + 1; break;
+        case Op::LoopNext: next = ++reg[in.d] < reg[in.a] ? in.b : pc + 1; break;
+        default: FAIL() << "the walk does not know " << name_of(in.op) << "\n" << disassemble(code);
+      }
+      pc = next;
+    }
+  }
+  EXPECT_EQ(r.steps, steps);
+}
+
+ir::Program barrier_under_if(bool divergent) {
+  Builder b({4, 1, 1});
+  Buf out = b.output("out", 0, ScalarType::U32, kLanes);
+  ir::E cond = divergent ? b.lid() < b.u32(2) : b.wgid() < b.u32(5);
+  return b.wrapped({b.if_(cond, {b.barrier()}), b.store(out, b.gid(), b.u32(7))});
+}
+
+TEST(Interp_Superinstructions, ADivergenceRecordPairedWithItsBranchStopsAtTheIf) {
+  const ir::Program p = barrier_under_if(true);
+  RunOptions o;
+  o.validate = false;
+  const CompiledProgram code = compiled(p, o);
+  ASSERT_TRUE(has_pair(code, Op::RecordIf, Op::Jz)) << disassemble(code);
+  const RunResult r = run_reference(p, {}, Grid{2, 1, 1}, 1, o);
+  ASSERT_EQ(r.status, RunStatus::Divergence) << explain(r);
+  ASSERT_TRUE(r.divergence.has_value());
+  EXPECT_EQ(r.divergence->kind, DivergenceKind::BranchMismatch);
+  EXPECT_EQ(r.divergence->first_site.what, "if");
+  EXPECT_EQ(r.divergence->second_site.what, "barrier seq_cst");
+  EXPECT_EQ(r.divergence->first_site, code.site(only(code, Op::RecordIf)));
+}
+
+TEST(Interp_Superinstructions, AnAgreeingDivergenceRecordPairedWithItsBranchGoesOn) {  // the silent twin
+  const ir::Program p = barrier_under_if(false);
+  RunOptions o;
+  o.validate = false;
+  ASSERT_TRUE(has_pair(compiled(p, o), Op::RecordIf, Op::Jz));
+  const RunResult r = run_reference(p, {}, Grid{2, 1, 1}, 1, o);
+  ASSERT_TRUE(r.ok()) << explain(r);
+  EXPECT_EQ(output(r, "out"), fill(kLanes, 7));
 }
 
 TEST(Interp_Superinstructions, AnOutOfBoundsLoadAfterItsIndexArithmeticIsReportedAtTheLoad) {
