@@ -52,17 +52,18 @@ inline std::uint32_t saturate_i32(std::int64_t v) {
   return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
 }
 
-/// Superinstructions of the threaded code (Engine::run_lanes): an instruction that always falls
-/// through to the next one, followed by one of the opcodes listed with it here, gets a handler that
+/// Superinstructions of the threaded code (Engine::run_lanes): an instruction followed by one of the
+/// opcodes listed with it here gets a handler that
 /// runs its own body and then goes straight (a direct jump) to the next instruction's handler: one
 /// indirect jump for the pair instead of two, and a jump site per pair for the branch predictor.
 /// Each instruction keeps its own fuel unit, index and reports; a jump to the second one of a pair
 /// runs its plain handler. The pairs are the most frequent adjacent ones of the sound campaign
 /// (bench/README.md, "Session 28: fewer dispatches"); the first one of each must be an opcode with
 /// a GC_BODY_ (engine.cpp's loop): one that neither blocks nor traps (a divergence record may stop),
-/// or a conditional jump, paired with the instruction it falls through to. Load stands for the
-/// three loads (one handler), LoadUnwatched for a load the race detector's direct path does not
-/// watch (kLoadUnwatched's handler).
+/// or a conditional jump, paired with the instruction it falls through to. Loads and stores come
+/// second only: as the first they doubled the loop's code for no gain (GC_BODY_Load and
+/// GC_BODY_Store are there to try again). Load stands for the three loads (one handler),
+/// LoadUnwatched for a load the race detector's direct path does not watch (kLoadUnwatched's).
 #define GC_FUSED_PAIRS(X) \
   X(MulAdd, MulAdd) \
   X(Mul, MulAdd) \
