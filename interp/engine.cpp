@@ -52,6 +52,105 @@ inline std::uint32_t saturate_i32(std::int64_t v) {
   return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
 }
 
+/// Superinstructions of the threaded code (Engine::run_lanes): an instruction followed by one of the
+/// opcodes listed with it here gets a handler that
+/// runs its own body and then goes straight (a direct jump) to the next instruction's handler: one
+/// indirect jump for the pair instead of two, and a jump site per pair for the branch predictor.
+/// Each instruction keeps its own fuel unit, index and reports; a jump to the second one of a pair
+/// runs its plain handler. The pairs are the most frequent adjacent ones of the sound campaign
+/// (bench/README.md, "Session 28: fewer dispatches"); the first one of each must be an opcode with
+/// a GC_BODY_ (engine.cpp's loop): one that neither blocks nor traps (a divergence record may stop),
+/// or a conditional jump, paired with the instruction it falls through to. Loads and stores come
+/// second only: as the first they doubled the loop's code for no gain (GC_BODY_Load and
+/// GC_BODY_Store are there to try again). Load stands for the three loads (one handler),
+/// LoadUnwatched for a load the race detector's direct path does not watch (kLoadUnwatched's).
+#define GC_FUSED_PAIRS(X) \
+  X(MulAdd, MulAdd) \
+  X(Mul, MulAdd) \
+  X(Mul, Mul) \
+  X(MulAdd, Load) \
+  X(MulAdd, JnLtU) \
+  X(LogNot, Jz) \
+  X(MulAdd, Store) \
+  X(Mov, Mov) \
+  X(Select, Store) \
+  X(ModU, JnEq) \
+  X(MulAdd, Add) \
+  X(ModU, Load) \
+  X(Add, Load) \
+  X(Mov, MulAdd) \
+  X(Mov, Mul) \
+  X(MulAdd, Sub) \
+  X(ModU, JgeU) \
+  X(Mul, DivU) \
+  X(Mov, LogNot) \
+  X(Sub, Mul) \
+  X(LtU, RecordIf) \
+  X(DivU, JgeU) \
+  X(Xor, Store) \
+  X(MinU, Store) \
+  X(NeZero, Xor) \
+  X(LtU, NeZero) \
+  X(Add, MinU) \
+  X(Mov, RecordLoop) \
+  X(MulAdd, Mul) \
+  X(Add, Store) \
+  X(Mov, Load) \
+  X(Inc, MulAdd) \
+  X(Mov, ModU) \
+  X(Select, ModU) \
+  X(ModU, Add) \
+  X(Add, JgeU) \
+  X(Select, Select) \
+  X(MulAdd, Mov) \
+  X(Mov, Add) \
+  X(Mov, Store) \
+  X(MulAdd, LoadUnwatched) \
+  X(ModU, LoadUnwatched) \
+  X(Add, LoadUnwatched) \
+  X(Mov, LoadUnwatched) \
+  X(JnLtU, MulAdd) \
+  X(RecordIf, Jz) \
+  X(JgeU, Mul) \
+  X(RecordLoop, JgeU) \
+  X(JgeU, Mov)
+
+/// The names of GC_FUSED_PAIRS: the opcodes, and LoadUnwatched (code kOpCount).
+struct PairNames {
+  using enum Op;
+  static constexpr int LoadUnwatched = kOpCount;
+};
+constexpr int pair_code(Op op) { return static_cast<int>(op); }
+constexpr int pair_code(int code) { return code; }
+struct FusedPair {
+  int first, second;
+};
+#define GC_PAIR_ENTRY(a, b) FusedPair{pair_code(PairNames::a), pair_code(PairNames::b)},
+inline constexpr FusedPair kFusedPairs[] = {GC_FUSED_PAIRS(GC_PAIR_ENTRY)};
+#undef GC_PAIR_ENTRY
+/// kPairKey[code]: a small key per code that takes part in a pair (LoadBool and LoadF32 share
+/// Load's: one handler), 0 for the others.
+inline constexpr int kPairKeys = 32;
+inline constexpr auto kPairKey = [] {
+  std::array<std::uint8_t, kOpCount + 1> key{};
+  std::uint8_t next = 1;
+  for (const FusedPair& p : kFusedPairs)
+    for (const int code : {p.first, p.second})
+      if (key[code] == 0) key[code] = next++;
+  key[static_cast<int>(Op::LoadBool)] = key[static_cast<int>(Op::Load)];
+  key[static_cast<int>(Op::LoadF32)] = key[static_cast<int>(Op::Load)];
+  return key;
+}();
+static_assert(std::ranges::max(kPairKey) < kPairKeys);
+/// kPairOf[first key][second key]: 1 + the pair's position in kFusedPairs, 0 for none (key 0 never pairs).
+inline constexpr auto kPairOf = [] {
+  std::array<std::array<std::uint8_t, kPairKeys>, kPairKeys> t{};
+  for (std::size_t i = 0; i < std::size(kFusedPairs); ++i)
+    t[kPairKey[kFusedPairs[i].first]][kPairKey[kFusedPairs[i].second]] = static_cast<std::uint8_t>(i + 1);
+  return t;
+}();
+static_assert(std::size(kFusedPairs) < 255);
+
 // Diagnostic codes of run-time outcomes.
 constexpr const char* kTrapCode = "R020";
 constexpr const char* kOutOfFuelCode = "R021";
@@ -89,6 +188,10 @@ std::size_t capacity_bytes(const std::vector<T>& v) {
 }
 
 }  // namespace
+
+bool is_fused_pair(Op first, Op second) {
+  return kPairOf[kPairKey[static_cast<int>(first)]][kPairKey[static_cast<int>(second)]] != 0;
+}
 
 InvocationIds LaunchContext::ids(std::uint32_t workgroup, std::uint32_t local) const {
   const auto size = program->workgroup_size;
@@ -531,22 +634,37 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
       &&op_Barrier, &&op_Fence,   &&op_Return,   &&op_Trap,
   };
   static_assert(std::size(kHandlers) == kOpCount, "one handler per opcode, in enum order");
+#define GC_PAIR_ADDRESS(a, b) &&op_##a##_then_##b,
+  static constexpr void* kPairHandlers[] = {GC_FUSED_PAIRS(GC_PAIR_ADDRESS)};
+#undef GC_PAIR_ADDRESS
   // Watch::Races: the handler of a load the race detector does not watch (Op::Load's, less the call).
   [[maybe_unused]] static constexpr void* kLoadUnwatched = &&op_LoadUnwatched;
 
   if (threaded_table_ != kHandlers) {  // once per engine: one instantiation runs a whole dispatch
-    threaded_.resize(prog_.code.size());
-    for (std::size_t i = 0; i < prog_.code.size(); ++i)
-      threaded_[i] = Threaded{prog_.code[i], kHandlers[static_cast<int>(prog_.code[i].op)]};
-    if constexpr (kWatch == Watch::Races) {
-      // A load of a buffer the detector does not watch (never written: it cannot race) skips it;
-      // the others carry their race site in `e` (unused by loads and stores).
-      for (std::size_t i = 0; i < threaded_.size(); ++i) {
-        Threaded& t = threaded_[i];
+    // Backwards, so that each instruction's successor is known: a pair of kFusedPairs gets its
+    // superinstruction's handler, which goes on at the successor's own label.
+    const std::size_t n = prog_.code.size();
+    threaded_.resize(n);
+    std::uint8_t next_key = 0;
+    for (std::size_t i = n; i-- > 0;) {
+      Threaded& t = threaded_[i];
+      t.in = prog_.code[i];
+      int code = static_cast<int>(t.in.op);
+      const void* handler = kHandlers[code];
+      if constexpr (kWatch == Watch::Races) {
+        // A load of a buffer the detector does not watch (never written: it cannot race) skips it;
+        // the others carry their race site in `e` (unused by loads and stores).
         const bool load = t.in.op == Op::Load || t.in.op == Op::LoadBool || t.in.op == Op::LoadF32;
-        if (load && !races_->watches(t.in.a)) t.handler = kLoadUnwatched;
+        if (load && !races_->watches(t.in.a)) {
+          handler = kLoadUnwatched;
+          code = PairNames::LoadUnwatched;
+        }
         if (load || t.in.op == Op::Store) t.in.e = races_->site_of(static_cast<std::uint32_t>(i));
       }
+      const std::uint8_t key = kPairKey[code];
+      if (const std::uint8_t pair = kPairOf[key][next_key]) handler = kPairHandlers[pair - 1];
+      t.handler = handler;
+      next_key = key;
     }
     threaded_table_ = kHandlers;
   }
@@ -623,8 +741,24 @@ bool Engine::run_lanes(std::uint32_t workgroup, std::uint32_t base, const std::u
   if (fuel <= 0) goto no_fuel;
   GC_DISPATCH();
 
+  // The bodies of the simple handlers, written once: each handler below and each superinstruction
+  // that starts with one (kFusedPairs, after the stores) runs the same one.
+#define GC_BODY_Mov r[in->d] = r[in->a]
+#define GC_BODY_MulAdd r[in->d] = r[in->a] * r[in->b] + r[in->c]
+#define GC_BODY_Mul r[in->d] = r[in->a] * r[in->b]
+#define GC_BODY_Add r[in->d] = r[in->a] + r[in->b]
+#define GC_BODY_Sub r[in->d] = r[in->a] - r[in->b]
+#define GC_BODY_Xor r[in->d] = r[in->a] ^ r[in->b]
+#define GC_BODY_ModU r[in->d] = ir::scalar::u32_mod(r[in->a], r[in->b])
+#define GC_BODY_DivU r[in->d] = ir::scalar::u32_div(r[in->a], r[in->b])
+#define GC_BODY_MinU r[in->d] = std::min(r[in->a], r[in->b])
+#define GC_BODY_LtU r[in->d] = r[in->a] < r[in->b] ? 1u : 0u
+#define GC_BODY_LogNot r[in->d] = r[in->a] == 0 ? 1u : 0u
+#define GC_BODY_NeZero r[in->d] = r[in->a] != 0 ? 1u : 0u
+#define GC_BODY_Select r[in->d] = r[in->a] != 0 ? r[in->b] : r[in->c]
+#define GC_BODY_Inc ++r[in->d]
 op_Mov:
-  r[in->d] = r[in->a];
+  GC_BODY_Mov;
   GC_NEXT();
 op_Jmp:
   ip = code + in->a;
@@ -657,33 +791,49 @@ op_LoopNext : {
   GC_COMPARE_JUMP(JnLeS, ir::scalar::i32_le(x, y) != 0)
 #undef GC_COMPARE_JUMP
 op_Inc:
-  ++r[in->d];
+  GC_BODY_Inc;
   GC_NEXT();
-  GC_BINARY(Add, x + y)
-  GC_BINARY(Sub, x - y)
-  GC_BINARY(Mul, x * y)
+op_Add:
+  GC_BODY_Add;
+  GC_NEXT();
+op_Sub:
+  GC_BODY_Sub;
+  GC_NEXT();
+op_Mul:
+  GC_BODY_Mul;
+  GC_NEXT();
   GC_BINARY(And, x & y)
   GC_BINARY(Or, x | y)
-  GC_BINARY(Xor, x ^ y)
+op_Xor:
+  GC_BODY_Xor;
+  GC_NEXT();
   GC_BINARY(Shl, ir::scalar::shl(x, y))
   GC_BINARY(ShrU, ir::scalar::u32_shr(x, y))
   GC_BINARY(ShrS, ir::scalar::i32_shr(x, y))
   GC_BINARY(Eq, x == y ? 1u : 0u)
   GC_BINARY(Ne, x != y ? 1u : 0u)
-  GC_BINARY(LtU, x < y ? 1u : 0u)
+op_LtU:
+  GC_BODY_LtU;
+  GC_NEXT();
   GC_BINARY(LtS, ir::scalar::i32_lt(x, y))
   GC_BINARY(LeU, x <= y ? 1u : 0u)
   GC_BINARY(LeS, ir::scalar::i32_le(x, y))
-  GC_BINARY(DivU, ir::scalar::u32_div(x, y))
-  GC_BINARY(ModU, ir::scalar::u32_mod(x, y))
-  GC_BINARY(MinU, x < y ? x : y)
+op_DivU:
+  GC_BODY_DivU;
+  GC_NEXT();
+op_ModU:
+  GC_BODY_ModU;
+  GC_NEXT();
+op_MinU:
+  GC_BODY_MinU;
+  GC_NEXT();
   GC_BINARY(MaxU, x > y ? x : y)
   GC_BINARY(MinS, ir::scalar::i32_lt(y, x) ? y : x)
   GC_BINARY(MaxS, ir::scalar::i32_lt(x, y) ? y : x)
   GC_BINARY(LogAnd, (x != 0 && y != 0) ? 1u : 0u)
   GC_BINARY(LogOr, (x != 0 || y != 0) ? 1u : 0u)
 op_LogNot:
-  r[in->d] = r[in->a] == 0 ? 1u : 0u;
+  GC_BODY_LogNot;
   GC_NEXT();
 #define GC_UNARY(name, expr)                 \
   op_##name : {                              \
@@ -698,7 +848,6 @@ op_LogNot:
   GC_UNARY(Ctz, static_cast<std::uint32_t>(std::countr_zero(x)))
   GC_UNARY(ReverseBits, reverse_bits(x))
   GC_UNARY(AbsS, static_cast<std::int32_t>(x) < 0 ? 0u - x : x)
-  GC_UNARY(NeZero, x != 0 ? 1u : 0u)
 #undef GC_UNARY
   GC_BINARY(SatAddU, x + y < x ? 0xFFFFFFFFu : x + y)
   GC_BINARY(SatSubS, saturate_i32(std::int64_t{static_cast<std::int32_t>(x)} - static_cast<std::int32_t>(y)))
@@ -708,7 +857,10 @@ op_LogNot:
   GC_BINARY(SubF32, ir::scalar::f32_out(ir::scalar::f32_in(x) - ir::scalar::f32_in(y)))
   GC_BINARY(MulF32, ir::scalar::f32_out(ir::scalar::f32_in(x) * ir::scalar::f32_in(y)))
 op_MulAdd:
-  r[in->d] = r[in->a] * r[in->b] + r[in->c];
+  GC_BODY_MulAdd;
+  GC_NEXT();
+op_NeZero:
+  GC_BODY_NeZero;
   GC_NEXT();
 op_DivS:
 op_ModS : {
@@ -745,7 +897,7 @@ op_Fma:
   r[in->d] = ir::eval_fma(r[in->a], r[in->b], r[in->c]);
   GC_NEXT();
 op_Select:
-  r[in->d] = r[in->a] != 0 ? r[in->b] : r[in->c];
+  GC_BODY_Select;
   GC_NEXT();
 op_TruthyF32:
   r[in->d] = ir::scalar::truthy(ir::ScalarType::F32, r[in->a]) ? 1u : 0u;
@@ -760,8 +912,8 @@ op_CheckU32:
   }
   GC_NEXT();
 // A load: the word, converted for LoadBool / LoadF32; `watched` says whether an observer or the race
-// detector sees it. A macro, for the two handlers below.
-#define GC_LOAD(watched)                                                                            \
+// detector sees it. A macro, for the two handlers below and the superinstructions.
+#define GC_LOAD_BODY(watched)                                                                          \
   do {                                                                                              \
     const View v = views[in->a];                                                                    \
     const std::uint32_t i = r[in->b];                                                               \
@@ -784,44 +936,99 @@ op_CheckU32:
       r[in->d] = 0;                                                                                 \
       GC_OUT_OF_BOUNDS(AccessKind::Load, loads, i);                                                 \
     }                                                                                               \
-    GC_NEXT();                                                                                      \
   } while (false)
 op_Load:
 op_LoadBool:
 op_LoadF32:
-  GC_LOAD(true);
-op_LoadUnwatched:  // Watch::Races only (kLoadUnwatched)
-  GC_LOAD(false);
-#undef GC_LOAD
-op_Store : {
-  const View v = views[in->a];
-  const std::uint32_t i = r[in->b];
-  if (i < v.count) [[likely]] {
-    std::uint8_t* p = v.data + std::size_t{i} * 4;
-    if constexpr (kObserved) {
-      const std::uint32_t before = read_word(p);
-      write_word(p, r[in->c]);
-      notify(AccessKind::Store, in->a, i, r[in->c], before, pc_of(ip), slot - base);
-    } else if constexpr (kWatch == Watch::Races) {
-      const std::uint32_t before = read_word(p);
-      const std::uint32_t value = r[in->c];
-      write_word(p, value);
-      races->store(race_state, in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,
-                   [ip, pc_of] { return pc_of(ip); });
-    } else {
-      write_word(p, r[in->c]);
-    }
-    if constexpr (kUninit) {
-      if (v.shadow_offset != kNoShadow) {
-        const std::uint32_t word = v.shadow_offset + i;
-        shadow[word / 64] |= std::uint64_t{1} << (word % 64);
-      }
-    }
-  } else {
-    GC_OUT_OF_BOUNDS(AccessKind::Store, stores, i);
-  }
+  GC_LOAD_BODY(true);
   GC_NEXT();
-}
+op_LoadUnwatched:  // Watch::Races only (kLoadUnwatched)
+  GC_LOAD_BODY(false);
+  GC_NEXT();
+// A store (a macro, for its handler and the superinstructions).
+#define GC_STORE_BODY                                                                                    \
+  {                                                                                                      \
+  const View v = views[in->a];                                                                           \
+  const std::uint32_t i = r[in->b];                                                                      \
+  if (i < v.count) [[likely]] {                                                                          \
+    std::uint8_t* p = v.data + std::size_t{i} * 4;                                                       \
+    if constexpr (kObserved) {                                                                           \
+      const std::uint32_t before = read_word(p);                                                         \
+      write_word(p, r[in->c]);                                                                           \
+      notify(AccessKind::Store, in->a, i, r[in->c], before, pc_of(ip), slot - base);                     \
+    } else if constexpr (kWatch == Watch::Races) {                                                       \
+      const std::uint32_t before = read_word(p);                                                         \
+      const std::uint32_t value = r[in->c];                                                              \
+      write_word(p, value);                                                                              \
+      races->store(race_state, in->a, i, static_cast<std::uint16_t>(in->e), slot - base, value, before,  \
+                   [ip, pc_of] { return pc_of(ip); });                                                   \
+    } else {                                                                                             \
+      write_word(p, r[in->c]);                                                                           \
+    }                                                                                                    \
+    if constexpr (kUninit) {                                                                             \
+      if (v.shadow_offset != kNoShadow) {                                                                \
+        const std::uint32_t word = v.shadow_offset + i;                                                  \
+        shadow[word / 64] |= std::uint64_t{1} << (word % 64);                                            \
+      }                                                                                                  \
+    }                                                                                                    \
+  } else {                                                                                               \
+    GC_OUT_OF_BOUNDS(AccessKind::Store, stores, i);                                                      \
+  }                                                                                                      \
+  }
+op_Store:
+  GC_STORE_BODY;
+  GC_NEXT();
+  // The superinstructions (kFusedPairs): the first instruction's body, then its successor's handler
+  // with that instruction in hand and its fuel unit taken, as GC_NEXT would, less the indirect jump.
+// A conditional jump's pair is with the instruction it falls through to: the jump goes on at its
+// target through the indirect jump, or falls through to the pair's second instruction.
+#define GC_BODY_JnLtU                       \
+  if (!(r[in->a] < r[in->b])) {             \
+    ip = code + in->c;                      \
+    --fuel;                                 \
+    GC_DISPATCH();                          \
+  }                                         \
+  --fuel
+#define GC_BODY_JgeU                        \
+  if (r[in->a] >= r[in->b]) {               \
+    ip = code + in->c;                      \
+    GC_DISPATCH();                          \
+  }
+#define GC_BODY_RecordIf                                                                                          \
+  {                                                                                                               \
+    const auto scope = static_cast<RecordScope>(in->sub);                                                         \
+    const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;                                                          \
+    const std::uint32_t pc = pc_of(ip);                                                                           \
+    if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) { \
+      stop = Stop::Divergence;                                                                                    \
+      goto done;                                                                                                  \
+    }                                                                                                             \
+  }
+#define GC_BODY_RecordLoop                                                                                        \
+  {                                                                                                               \
+    const auto scope = static_cast<RecordScope>(in->sub);                                                         \
+    const std::uint32_t from = r[in->a], to = r[in->b];                                                           \
+    const std::uint32_t value = to > from ? to - from : 0u;                                                       \
+    const std::uint32_t pc = pc_of(ip);                                                                           \
+    if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) { \
+      stop = Stop::Divergence;                                                                                    \
+      goto done;                                                                                                  \
+    }                                                                                                             \
+  }
+#define GC_BODY_Load GC_LOAD_BODY(true)
+#define GC_BODY_LoadUnwatched GC_LOAD_BODY(false)
+#define GC_BODY_Store GC_STORE_BODY
+#define GC_PAIR_HANDLER(a, b) \
+  op_##a##_then_##b:          \
+  GC_BODY_##a;                \
+  ++ip;                       \
+  --fuel;                     \
+  in = &ip->in;               \
+  goto op_##b;
+  GC_FUSED_PAIRS(GC_PAIR_HANDLER)
+#undef GC_PAIR_HANDLER
+#undef GC_LOAD_BODY
+#undef GC_STORE_BODY
 op_Atomic : {
   const View v = views[in->a];
   const std::uint32_t i = r[in->b];
@@ -842,27 +1049,12 @@ op_Atomic : {
   }
   GC_NEXT();
 }
-op_RecordIf : {
-  const auto scope = static_cast<RecordScope>(in->sub);
-  const std::uint32_t value = r[in->a] != 0 ? 1u : 0u;
-  const std::uint32_t pc = pc_of(ip);
-  if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
-    stop = Stop::Divergence;
-    goto done;
-  }
+op_RecordIf:
+  GC_BODY_RecordIf;
   GC_NEXT();
-}
-op_RecordLoop : {
-  const auto scope = static_cast<RecordScope>(in->sub);
-  const std::uint32_t from = r[in->a], to = r[in->b];
-  const std::uint32_t value = to > from ? to - from : 0u;
-  const std::uint32_t pc = pc_of(ip);
-  if (!record_agrees(scope, pc, value, opaque(slot)) && !record(scope, pc, value, slot, workgroup, slot - base)) {
-    stop = Stop::Divergence;
-    goto done;
-  }
+op_RecordLoop:
+  GC_BODY_RecordLoop;
   GC_NEXT();
-}
 op_Barrier : {
   const std::uint32_t pc = pc_of(ip);
   // Fast path of on_stop: the first arrival, or one more at the same barrier.
@@ -916,6 +1108,27 @@ done:
   }  // for each lane
 #undef GC_BINARY
 #undef GC_OUT_OF_BOUNDS
+#undef GC_BODY_Mov
+#undef GC_BODY_MulAdd
+#undef GC_BODY_Mul
+#undef GC_BODY_Add
+#undef GC_BODY_Sub
+#undef GC_BODY_Xor
+#undef GC_BODY_ModU
+#undef GC_BODY_DivU
+#undef GC_BODY_MinU
+#undef GC_BODY_LtU
+#undef GC_BODY_LogNot
+#undef GC_BODY_NeZero
+#undef GC_BODY_Select
+#undef GC_BODY_Inc
+#undef GC_BODY_Load
+#undef GC_BODY_JnLtU
+#undef GC_BODY_JgeU
+#undef GC_BODY_RecordIf
+#undef GC_BODY_RecordLoop
+#undef GC_BODY_LoadUnwatched
+#undef GC_BODY_Store
 #undef GC_NEXT
 #undef GC_DISPATCH
   fuel_ = fuel;

@@ -40,6 +40,10 @@
 
 namespace gridcheck::interp {
 
+/// Whether the threaded code runs an instruction `first` followed by one `second` as one
+/// superinstruction (engine.cpp, kFusedPairs); for tests.
+bool is_fused_pair(Op first, Op second);
+
 class Engine {
  public:
   struct Storage;
