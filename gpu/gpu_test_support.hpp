@@ -12,10 +12,13 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "gpu/device_buffer.hpp"
+#include "gpu/glsl_compiler.hpp"
 #include "gpu/gpu_diagnostics.hpp"
 #include "gpu/vulkan_context.hpp"
 #include "ir/diagnostic.hpp"
@@ -32,6 +35,38 @@ inline planner::Bytes bytes(const std::vector<std::uint32_t>& values) {
 inline std::vector<std::uint32_t> words(const planner::Bytes& b) {
   std::vector<std::uint32_t> w(b.size() / 4);
   if (!w.empty()) std::memcpy(w.data(), b.data(), w.size() * 4);
+  return w;
+}
+
+/// A small shader of the engine tests: dst[i] = src[i] * 2 + add for i < n (src at binding 0, dst at
+/// binding 3; push constants n, add; 64 invocations per workgroup).
+inline constexpr std::string_view kScaleShader = R"(#version 450
+layout(local_size_x = 64) in;
+layout(std430, set = 0, binding = 0) readonly buffer In { uint data[]; } src;
+layout(std430, set = 0, binding = 3) buffer Out { uint data[]; } dst;
+layout(push_constant) uniform Params { uint n; uint add; } params;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i < params.n) dst.data[i] = src.data[i] * 2u + params.add;
+}
+)";
+
+/// `glsl` compiled once per process (a test's own shaders); aborts the run with the diagnostics if it
+/// does not compile.
+inline const Spirv& compiled(std::string_view glsl) {
+  static GlslCompiler compiler;
+  ir::Result<const Spirv*> s = compiler.compile(glsl, "gpu_test");
+  if (!s) {
+    ADD_FAILURE() << ir::render(s.diagnostics());
+    std::abort();
+  }
+  return **s;
+}
+
+/// A mapped buffer's contents as u32 words.
+inline std::vector<std::uint32_t> words_of(const DeviceBuffer& b) {
+  std::vector<std::uint32_t> w(b.size() / 4);
+  if (!w.empty()) std::memcpy(w.data(), b.bytes().data(), w.size() * 4);
   return w;
 }
 

@@ -10,7 +10,6 @@
 #include "gpu/command_batch.hpp"
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/device_buffer.hpp"
-#include "gpu/glsl_compiler.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "gpu/queue_submitter.hpp"
 
@@ -18,37 +17,15 @@ namespace gridcheck::gpu {
 namespace {
 
 using testing::GpuTest;
-
-constexpr std::string_view kScale = R"(#version 450
-layout(local_size_x = 64) in;
-layout(std430, set = 0, binding = 0) readonly buffer In { uint data[]; } src;
-layout(std430, set = 0, binding = 1) buffer Out { uint data[]; } dst;
-layout(push_constant) uniform Params { uint n; uint add; } params;
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i < params.n) dst.data[i] = src.data[i] * 2u + params.add;
-}
-)";
+using testing::words_of;
 
 const ComputePipeline& scale_pipeline(VulkanContext& ctx) {
-  static GlslCompiler compiler;
-  ir::Result<const Spirv*> spirv = compiler.compile(kScale, "queue_submitter_test");
-  if (!spirv) {
-    ADD_FAILURE() << ir::render(spirv.diagnostics());
-    std::abort();
-  }
-  ir::Result<const ComputePipeline*> p = ctx.pipelines().get(**spirv, {{0, 1}, 2});
+  ir::Result<const ComputePipeline*> p = ctx.pipelines().get(testing::compiled(testing::kScaleShader), {{0, 3}, 2});
   if (!p) {
     ADD_FAILURE() << ir::render(p.diagnostics());
     std::abort();
   }
   return **p;
-}
-
-std::vector<std::uint32_t> words_of(const DeviceBuffer& b) {
-  std::vector<std::uint32_t> w(b.size() / 4);
-  std::memcpy(w.data(), b.bytes().data(), w.size() * 4);
-  return w;
 }
 
 /// One worker's case: its own buffers and batch; dst = 2 * {k, k+1, k+2, k+3} + k.

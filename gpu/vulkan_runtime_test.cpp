@@ -17,38 +17,14 @@
 namespace gridcheck::gpu {
 namespace {
 
+using testing::compiled;
 using testing::GpuTest;
-
-std::vector<std::uint32_t> words_of(const DeviceBuffer& b) {
-  std::vector<std::uint32_t> w(b.size() / 4);
-  std::memcpy(w.data(), b.bytes().data(), w.size() * 4);
-  return w;
-}
+using testing::words_of;
+constexpr std::string_view kScale = testing::kScaleShader;
 
 std::span<const std::uint8_t> bytes_of(const std::vector<std::uint32_t>& w) {
   return {reinterpret_cast<const std::uint8_t*>(w.data()), w.size() * 4};
 }
-
-const Spirv& compiled(std::string_view glsl) {
-  static GlslCompiler compiler;
-  ir::Result<const Spirv*> s = compiler.compile(glsl, "runtime_test");
-  if (!s) {
-    ADD_FAILURE() << ir::render(s.diagnostics());
-    std::abort();
-  }
-  return **s;
-}
-
-constexpr std::string_view kScale = R"(#version 450
-layout(local_size_x = 64) in;
-layout(std430, set = 0, binding = 0) readonly buffer In { uint data[]; } src;
-layout(std430, set = 0, binding = 3) buffer Out { uint data[]; } dst;
-layout(push_constant) uniform Params { uint n; uint add; } params;
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i < params.n) dst.data[i] = src.data[i] * 2u + params.add;
-}
-)";
 
 DeviceInfo fake(std::string name, VkPhysicalDeviceType type, bool compute = true) {
   DeviceInfo d;

@@ -162,6 +162,9 @@ struct OneOpEach {
     std::uint8_t op;  ///< UnOp or BinOp; for a cast the target ScalarType
     ScalarType type;  ///< the operand type
   };
+  static Row un(ir::UnOp op, ScalarType t) { return Row{Kind::Unary, static_cast<std::uint8_t>(op), t}; }
+  static Row bin(ir::BinOp op, ScalarType t) { return Row{Kind::Binary, static_cast<std::uint8_t>(op), t}; }
+  static Row cast(ScalarType to, ScalarType from) { return Row{Kind::Cast, static_cast<std::uint8_t>(to), from}; }
   static constexpr std::uint32_t kN = 8;
   static Words edges() {
     return {0u, 1u, 31u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 0x3FC00000u /* 1.5f */, 0xC0000000u /* -2.0f */};
@@ -217,12 +220,11 @@ struct OneOpEach {
 };
 
 TEST(Interp_Compile, TheGeneratorsUnaryOperatorsCastsAndOtherBinaryOperatorsHaveTheirOwnOpcodes) {
-  using K = OneOpEach::Kind;
-  const auto un = [](ir::UnOp op, ScalarType t) { return OneOpEach::Row{K::Unary, static_cast<std::uint8_t>(op), t}; };
-  const auto bin = [](ir::BinOp op, ScalarType t) { return OneOpEach::Row{K::Binary, static_cast<std::uint8_t>(op), t}; };
-  const auto cast = [](ScalarType to, ScalarType from) { return OneOpEach::Row{K::Cast, static_cast<std::uint8_t>(to), from}; };
   using ir::BinOp;
   using ir::UnOp;
+  constexpr auto un = &OneOpEach::un;
+  constexpr auto bin = &OneOpEach::bin;
+  constexpr auto cast = &OneOpEach::cast;
   OneOpEach::check({un(UnOp::Negate, ScalarType::I32), un(UnOp::Negate, ScalarType::U32), un(UnOp::BitNot, ScalarType::U32),
                     un(UnOp::Popcount, ScalarType::U32), un(UnOp::Clz, ScalarType::U32), un(UnOp::Ctz, ScalarType::U32),
                     un(UnOp::ReverseBits, ScalarType::U32), un(UnOp::Abs, ScalarType::I32), un(UnOp::Abs, ScalarType::U32),
@@ -237,12 +239,11 @@ TEST(Interp_Compile, TheGeneratorsUnaryOperatorsCastsAndOtherBinaryOperatorsHave
 }
 
 TEST(Interp_Compile, OtherOperatorsAndTypesStillGoThroughScalarSemantics) {  // the twin: no dedicated opcode
-  using K = OneOpEach::Kind;
-  const auto un = [](ir::UnOp op, ScalarType t) { return OneOpEach::Row{K::Unary, static_cast<std::uint8_t>(op), t}; };
-  const auto bin = [](ir::BinOp op, ScalarType t) { return OneOpEach::Row{K::Binary, static_cast<std::uint8_t>(op), t}; };
-  const auto cast = [](ScalarType to, ScalarType from) { return OneOpEach::Row{K::Cast, static_cast<std::uint8_t>(to), from}; };
   using ir::BinOp;
   using ir::UnOp;
+  constexpr auto un = &OneOpEach::un;
+  constexpr auto bin = &OneOpEach::bin;
+  constexpr auto cast = &OneOpEach::cast;
   OneOpEach::check({un(UnOp::Negate, ScalarType::F32), un(UnOp::Sign, ScalarType::I32), cast(ScalarType::U32, ScalarType::F32),
                     cast(ScalarType::F32, ScalarType::I32), cast(ScalarType::Bool, ScalarType::F32),
                     bin(BinOp::SaturatingAdd, ScalarType::I32), bin(BinOp::SaturatingSub, ScalarType::U32),
