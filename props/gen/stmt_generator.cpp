@@ -78,21 +78,20 @@ void StmtGenerator::generate_op(const Context& ctx, std::vector<S>& out) {
 
 // The candidates are counted, one is drawn by its rank, and the buffers are walked again to find it:
 // the same draw and the same buffer as indexing a list of them, without building the list.
-std::size_t StmtGenerator::pick_written() {
+template <typename Candidate>
+std::size_t StmtGenerator::pick_buffer(Candidate candidate, const char* none) {
   std::uint32_t count = 0;
-  for (std::size_t i = 0; i < s_.buffers.size(); ++i) count += plainly_writable(i) ? 1 : 0;
+  for (std::size_t i = 0; i < s_.buffers.size(); ++i) count += candidate(i) ? 1 : 0;
   std::uint32_t rank = c_.below(count);
   for (std::size_t i = 0; i < s_.buffers.size(); ++i)
-    if (plainly_writable(i) && rank-- == 0) return i;
-  GC_ICE("pick_written without a plainly writable buffer");
+    if (candidate(i) && rank-- == 0) return i;
+  GC_ICE(none);
+}
+std::size_t StmtGenerator::pick_written() {
+  return pick_buffer([this](std::size_t i) { return plainly_writable(i); }, "pick_written without a plainly writable buffer");
 }
 std::size_t StmtGenerator::pick_atomic() {
-  std::uint32_t count = 0;
-  for (std::size_t i = 0; i < s_.buffers.size(); ++i) count += s_.atomic[s_.segment][i] ? 1 : 0;
-  std::uint32_t rank = c_.below(count);
-  for (std::size_t i = 0; i < s_.buffers.size(); ++i)
-    if (s_.atomic[s_.segment][i] && rank-- == 0) return i;
-  GC_ICE("pick_atomic without an atomic buffer");
+  return pick_buffer([this](std::size_t i) -> bool { return s_.atomic[s_.segment][i]; }, "pick_atomic without an atomic buffer");
 }
 
 S StmtGenerator::store_op(std::size_t i, const Context& ctx) {

@@ -75,6 +75,9 @@ class StmtGenerator {
   bool any_atomic() const;
   /// Appends one generated operation (one or more statements) to `out`.
   void generate_op(const Context& ctx, std::vector<ir::S>& out);
+  /// A buffer index drawn uniformly among those `candidate` accepts (one draw); ICE `none` if none.
+  template <typename Candidate>
+  std::size_t pick_buffer(Candidate candidate, const char* none);
   std::size_t pick_written();
   std::size_t pick_atomic();
   /// A plain store to buffer `i` at an own slot (marks it stored).
