@@ -338,7 +338,9 @@ class Lowerer {
   /// which is always 0. Drivers optimise typeless 32-bit constants as floats (Mesa 22.3 turns
   /// `c ? 0x3F800000u : 0x80000000u` into b2f(c), losing the sign of -0.0); an unknown word cannot
   /// be folded into such a pattern, so every word derived from program literals keeps its bits.
+  /// With LoweringOptions::hide_literals off, the literal as it is.
   std::string opaque(std::string literal) {
+    if (!o_.hide_literals) return literal;
     uses_zero_ = true;
     return "(" + literal + " ^ gc.zero)";
   }
@@ -778,6 +780,13 @@ DecodedTrap decode_trap(std::uint64_t key) {
   d.site = (low >> 4) & 0xFFFFu;
   d.kind = static_cast<ir::TrapKind>(low & 0xFu);
   return d;
+}
+
+std::optional<LiteralPolicy> literal_policy_named(std::string_view name) {
+  if (name == "auto") return LiteralPolicy::Auto;
+  if (name == "hidden") return LiteralPolicy::Hidden;
+  if (name == "visible") return LiteralPolicy::Visible;
+  return std::nullopt;
 }
 
 ir::Result<LoweredShader> lower_to_glsl(const ir::Program& program, const ir::TypeTable& types,

@@ -62,6 +62,32 @@ void main() {
   EXPECT_EQ(s.push_constant_words, 1u);  // gc.zero
 }
 
+TEST(Gpu_Lowering, VisibleLiteralsAreConstantsAndNeedNoZeroWord) {
+  Builder b({64, 1, 1});
+  auto a = b.read("a", 0, ScalarType::U32, 1024);
+  auto out = b.output("out", 1, ScalarType::U32, 1024);
+  auto tile = b.workgroup("tile", 4, ScalarType::U32);
+  Program p = b.wrapped({
+      b.let("v", b.load(a, b.gid()) + b.u32(1)),
+      b.store(tile, b.u32(9), b.var("v")),  // a literal index past the array still goes through a temporary
+      b.store(out, b.gid(), b.var("v") / b.u32(3)),
+  });
+  LoweringOptions visible;
+  visible.hide_literals = false;
+  const LoweredShader s = lowered(p, visible);
+  EXPECT_EQ(s.glsl.find("gc.zero"), std::string::npos) << s.glsl;
+  EXPECT_EQ(s.glsl.find("GcPush"), std::string::npos) << s.glsl;
+  EXPECT_NE(s.glsl.find("uint t1 = t0 + 1u;"), std::string::npos) << s.glsl;
+  EXPECT_NE(s.glsl.find("uint t3 = v_v / 3u;"), std::string::npos) << s.glsl;
+  EXPECT_NE(s.glsl.find("uint t2 = 9u;"), std::string::npos) << s.glsl;
+  EXPECT_EQ(s.push_constant_words, 0u);
+  // The twin: the same program with the default options hides every literal behind gc.zero.
+  const LoweredShader hidden = lowered(p);
+  EXPECT_NE(hidden.glsl.find("uint t1 = t0 + (1u ^ gc.zero);"), std::string::npos) << hidden.glsl;
+  EXPECT_NE(hidden.glsl.find("v_v / (3u ^ gc.zero)"), std::string::npos) << hidden.glsl;
+  EXPECT_EQ(hidden.push_constant_words, 1u);
+}
+
 TEST(Gpu_Lowering, ReturnBeforeABarrierKeepsTheInvocationAtBarriersAndI32TrapsAreRecorded) {
   Builder b({4, 1, 1});
   auto in = b.read("in", 0, ScalarType::I32);

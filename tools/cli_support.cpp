@@ -286,6 +286,14 @@ void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
   cmd->add_option("--cache-max-mib", args.cache_max_mib,
                   "the cap on each of those two files in MiB (default 256): past it they keep what was met first")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  add_gpu_literals_option(cmd, args.literals);
+}
+
+void add_gpu_literals_option(CLI::App* cmd, std::string& literals) {
+  cmd->add_option("--gpu-literals", literals,
+                  "program literals in H-gpu's shaders: hidden from the driver's compiler as (literal ^ zero), visible "
+                  "as constants, or auto (default: visible on NVIDIA's own driver, hidden elsewhere; docs/gpu.md)")
+      ->check(CLI::IsMember({"auto", "hidden", "visible"}));
 }
 
 void add_same_value_writes_option(CLI::App* cmd, std::string& value) {
@@ -432,6 +440,7 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
     if (args.pipeline_cache == "off") gpu_options.pipeline_cache = false;
     else if (!args.pipeline_cache.empty()) gpu_options.pipeline_cache_dir = args.pipeline_cache;
     gpu_options.cache_file_max_bytes = args.cache_max_mib << 20;
+    gpu_options.literals = gpu::literal_policy_named(args.literals).value_or(gpu::LiteralPolicy::Auto);
     // The test hook (docs/gpu.md#test-fault): a deliberate lowering bug, announced on every use.
     if (const char* fault = std::getenv("GRIDCHECK_TEST_GPU_FAULT"); fault != nullptr && *fault != '\0') {
       const std::optional<gpu::LoweringFault> named = gpu::lowering_fault_named(fault);

@@ -26,6 +26,7 @@ struct ExportArgs {
   std::string bundle;
   std::string profile;
   PlannerArgs planner;
+  std::string literals = "hidden";
   std::string command_line;
 };
 
@@ -73,7 +74,8 @@ int run_export(const ExportArgs& args) {
   if (profiles.size() != 1) return usage(args.file, "export writes the split of one profile: name one with --profile, not `all`");
   const planner::Profile& profile = *profiles.front();
 
-  ir::Result<repro::Repro> built = repro::build_repro(loaded->test_case, profile, case_line(loaded->text));
+  ir::Result<repro::Repro> built = repro::build_repro(loaded->test_case, profile, case_line(loaded->text),
+                                                         args.literals != "visible");
   if (!built) {
     std::fputs(ir::render(built.diagnostics(), loaded->text).c_str(), stderr);
     return kExitBadInput;
@@ -128,11 +130,17 @@ void register_export(CLI::App& root, int& exit_code) {
   cmd->add_option("--profile", args->profile,
                   fmt::format("planner profile whose split is exported (default: {})", planner::default_profile().name));
   add_planner_options(cmd, args->planner);
+  cmd->add_option("--gpu-literals", args->literals,
+                  "program literals in the exported shaders: hidden (default; as (literal ^ zero), the same on every driver) "
+                  "or visible (constants: to reproduce a finding of a campaign that showed them to the driver, e.g. NVIDIA's "
+                  "under --gpu-literals auto; docs/gpu.md)")
+      ->check(CLI::IsMember({"hidden", "visible"}));
   cmd->callback([args, &exit_code] {
     args->command_line = "gridcheck export " + args->file;
     if (!args->amber.empty()) args->command_line += " --amber " + args->amber;
     if (!args->bundle.empty()) args->command_line += " --bundle " + args->bundle;
     if (!args->profile.empty()) args->command_line += " --profile " + args->profile;
+    if (args->literals != "hidden") args->command_line += " --gpu-literals " + args->literals;
     exit_code = run_export(*args);
   });
 }

@@ -176,7 +176,7 @@ int run_fuzz(const FuzzArgs& args) {
 
   std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s%s, features %s, %u job%s, %s\n",
                static_cast<unsigned long long>(options.seed), options.shard_index, options.shard_count,
-               profile_list.c_str(), gpu ? (", H-gpu on " + gpu->device_name()).c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
+               profile_list.c_str(), gpu ? fmt::format(", H-gpu on {} (literals {})", gpu->device_name(), gpu->hides_literals() ? "hidden" : "visible").c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
                args.seconds > 0 ? fmt::format("{:g} s", args.seconds).c_str() : "no time limit");
   std::fprintf(stderr, "  replay this campaign: %s%s\n", options.command.c_str(),
                args.seconds > 0 ? fmt::format(" --seconds {:g}", args.seconds).c_str() : "");

@@ -213,7 +213,7 @@ void register_reduce(CLI::App& root, int& exit_code) {
       "interestingness test instead of the signature: CMD (run by /bin/sh -c) gets each candidate's path as its "
       "last argument, or where it says {}; exit 0 = interesting (creduce convention); the original must be "
       "interesting, else exit 2");
-  for (const char* gpu_option : {"--backend", "--device", "--mode", "--validation", "--dump-glsl"})
+  for (const char* gpu_option : {"--backend", "--device", "--mode", "--validation", "--dump-glsl", "--gpu-literals"})
     interesting->excludes(cmd->get_option(gpu_option));
   cmd->add_option("--interesting-timeout", args->interesting_timeout,
                   "with --interesting: seconds before a call is killed and counts as not interesting (default 60)")

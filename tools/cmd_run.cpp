@@ -362,6 +362,7 @@ void register_run(CLI::App& root, int& exit_code) {
       ->check(CLI::IsMember({"host", "resident", "both"}));
   cmd->add_option("--dump-glsl", args->backend.dump_glsl, "write every lowered GLSL shader to this directory");
   cmd->add_flag("--validation", args->backend.validation, "enable Vulkan validation layers for --split gpu");
+  add_gpu_literals_option(cmd, args->backend.literals);
   cmd->callback([args, &exit_code] { exit_code = run_case_file(*args); });  // exceptions: main.cpp, exit 3
 }
 
