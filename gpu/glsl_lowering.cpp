@@ -782,13 +782,6 @@ DecodedTrap decode_trap(std::uint64_t key) {
   return d;
 }
 
-std::optional<LiteralPolicy> literal_policy_named(std::string_view name) {
-  if (name == "auto") return LiteralPolicy::Auto;
-  if (name == "hidden") return LiteralPolicy::Hidden;
-  if (name == "visible") return LiteralPolicy::Visible;
-  return std::nullopt;
-}
-
 ir::Result<LoweredShader> lower_to_glsl(const ir::Program& program, const ir::TypeTable& types,
                                         const LoweringOptions& options) {
   return Lowerer(program, types, options).run();

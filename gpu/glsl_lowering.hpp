@@ -51,22 +51,14 @@ enum class LoweringFault : std::uint8_t {
 /// The name $GRIDCHECK_TEST_GPU_FAULT uses ("none", "store-xor-plus-one"); nullopt for any other.
 std::optional<LoweringFault> lowering_fault_named(std::string_view name);
 
-/// Whether program literals reach the driver's compiler hidden (LoweringOptions::hide_literals), per
-/// device (ContextOptions::literals). Auto: visible only on drivers whose campaigns have matched R
-/// with them visible (NVIDIA's own driver), hidden on every other (Mesa's drivers fold typeless
-/// select constants into float conversions; docs/gpu.md, "Program literals").
-enum class LiteralPolicy : std::uint8_t { Auto, Hidden, Visible };
-/// "auto", "hidden", "visible"; nullopt for any other name.
-std::optional<LiteralPolicy> literal_policy_named(std::string_view name);
-
 struct LoweringOptions {
   /// The workgroup size the shader declares (the program's, or LaunchConfig::workgroup_override).
   std::optional<std::array<std::uint32_t, 3>> workgroup_size;
   /// A comment naming the shader ("segment 2 of 3").
   std::string label;
   /// Program literals reach the driver as `(literal ^ gc.zero)`, a word it cannot fold (true), or as
-  /// plain constants (false). Hidden is the safe choice on any driver; VulkanContext::hides_literals
-  /// says which one a device gets (docs/gpu.md, "Program literals").
+  /// plain constants (false: the driver's constant folding is exercised too, and compiles are
+  /// cheaper; Mesa folds some wrongly). docs/gpu.md, "Program literals".
   bool hide_literals = true;
   LoweringFault fault = LoweringFault::None;  ///< tests only
 };

@@ -103,14 +103,10 @@ DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceMaintenance3Properties maint3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   VkPhysicalDeviceFloatControlsProperties floats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
-  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &subgroup;
   subgroup.pNext = &maint3;
-  if (v12) {
-    maint3.pNext = &floats;
-    floats.pNext = &driver;
-  }
+  if (v12) maint3.pNext = &floats;
   vkGetPhysicalDeviceProperties2(pd, &props);
 
   const VkPhysicalDeviceProperties& p = props.properties;
@@ -119,7 +115,6 @@ DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
   d.driver_version = p.driverVersion;
   d.vendor_id = p.vendorID;
   d.device_id = p.deviceID;
-  if (v12) d.driver_id = driver.driverID;
   d.subgroup_size = subgroup.subgroupSize;
   for (int i = 0; i < 3; ++i) {
     d.max_workgroup_count[i] = p.limits.maxComputeWorkGroupCount[i];
@@ -184,10 +179,6 @@ std::string_view name_of(VkPhysicalDeviceType type) {
     case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
     default: return "other";
   }
-}
-
-bool hides_literals_by_default(const DeviceInfo& device) {
-  return device.driver_id != VK_DRIVER_ID_NVIDIA_PROPRIETARY;
 }
 
 std::string format_version(std::uint32_t v) {
@@ -288,8 +279,7 @@ ir::Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const ContextOp
   if (!chosen) return chosen.diagnostics();
   ctx->physical_ = (*pds)[*chosen];
   ctx->info_ = infos[*chosen];
-  ctx->hide_literals_ = options.literals == LiteralPolicy::Auto ? hides_literals_by_default(ctx->info_)
-                                                                : options.literals == LiteralPolicy::Hidden;
+  ctx->hide_literals_ = options.hide_literals;
   const DeviceInfo& d = ctx->info_;
   if (d.api_version < VK_API_VERSION_1_2)
     return make_error(Code::ApiTooOld, fmt::format("device {} ({}) supports Vulkan {}; gridcheck needs 1.2", d.index, d.name,

@@ -22,7 +22,6 @@
 
 #include <vulkan/vulkan.h>
 
-#include "gpu/glsl_lowering.hpp"
 #include "ir/diagnostic.hpp"
 
 namespace gridcheck::gpu {
@@ -40,8 +39,6 @@ struct DeviceInfo {
   std::uint32_t driver_version = 0;
   std::uint32_t vendor_id = 0;
   std::uint32_t device_id = 0;
-  /// VkPhysicalDeviceDriverProperties::driverID (Vulkan 1.2; 0 before it).
-  VkDriverId driver_id = static_cast<VkDriverId>(0);
   bool has_compute_queue = false;
   std::uint32_t compute_queue_family = 0;
   std::uint32_t subgroup_size = 0;
@@ -90,9 +87,6 @@ class ValidationLog {
   std::vector<std::string> messages_;
 };
 
-/// What LiteralPolicy::Auto gives on this device: hidden (true) unless its driver is NVIDIA's own.
-bool hides_literals_by_default(const DeviceInfo& device);
-
 struct ContextOptions {
   std::string device;       ///< selector for select_device ("" = default choice)
   bool validation = false;  ///< VK_LAYER_KHRONOS_validation + synchronization validation + messenger (K005 if absent)
@@ -101,7 +95,8 @@ struct ContextOptions {
   std::optional<std::filesystem::path> pipeline_cache_dir;
   /// The cap on that file in bytes; 0: PipelineCache::kDefaultMaxFileBytes.
   std::uint64_t pipeline_cache_max_bytes = 0;
-  LiteralPolicy literals = LiteralPolicy::Auto;
+  /// The shaders' LoweringOptions::hide_literals (`--gpu-literals hidden|visible`).
+  bool hide_literals = true;
 };
 
 class VulkanContext {
@@ -122,7 +117,7 @@ class VulkanContext {
   VkCommandPool command_pool() const { return command_pool_; }
   const DeviceInfo& info() const { return info_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
-  /// Whether the shaders of this context hide program literals (ContextOptions::literals resolved).
+  /// Whether the shaders of this context hide program literals (ContextOptions::hide_literals).
   bool hides_literals() const { return hide_literals_; }
   /// Validation messages so far (always empty without validation).
   ValidationLog& validation_log() { return *log_; }

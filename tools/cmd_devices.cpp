@@ -46,7 +46,6 @@ int run_devices(bool json) {
           {"max_memory_allocation_bytes", d.max_memory_allocation_bytes},
           {"shader_float64", d.shader_float64},
           {"buffer_int64_atomics", d.buffer_int64_atomics},
-          {"literals_hidden_by_default", gpu::hides_literals_by_default(d)},
       });
     }
     std::printf("%s\n", dump_document("devices", {{"devices", out}}).c_str());
@@ -70,10 +69,8 @@ int run_devices(bool json) {
                                   d.max_workgroup_count[0], d.max_workgroup_count[1], d.max_workgroup_count[2],
                                   d.max_storage_buffer_range, d.max_storage_buffers_per_stage, d.max_push_constants_bytes)
                           .c_str());
-    std::printf("%s", fmt::format("      shaderFloat64 {} (f32 arithmetic); 64-bit buffer atomics {} (trap records); "
-                                  "program literals {} by default (--gpu-literals)\n",
-                                  yes_no(d.shader_float64), yes_no(d.buffer_int64_atomics),
-                                  gpu::hides_literals_by_default(d) ? "hidden" : "visible")
+    std::printf("%s", fmt::format("      shaderFloat64 {} (f32 arithmetic); 64-bit buffer atomics {} (trap records)\n",
+                                  yes_no(d.shader_float64), yes_no(d.buffer_int64_atomics))
                           .c_str());
   }
   if (!chosen) std::fputs(ir::render(chosen.diagnostics()).c_str(), stderr);

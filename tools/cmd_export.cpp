@@ -132,8 +132,7 @@ void register_export(CLI::App& root, int& exit_code) {
   add_planner_options(cmd, args->planner);
   cmd->add_option("--gpu-literals", args->literals,
                   "program literals in the exported shaders: hidden (default; as (literal ^ zero), the same on every driver) "
-                  "or visible (constants: to reproduce a finding of a campaign that showed them to the driver, e.g. NVIDIA's "
-                  "under --gpu-literals auto; docs/gpu.md)")
+                  "or visible (constants: to reproduce a finding of a campaign run with --gpu-literals visible; docs/gpu.md)")
       ->check(CLI::IsMember({"hidden", "visible"}));
   cmd->callback([args, &exit_code] {
     args->command_line = "gridcheck export " + args->file;

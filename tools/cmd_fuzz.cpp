@@ -147,6 +147,7 @@ int run_fuzz(const FuzzArgs& args) {
                                    args.planner.name.empty() ? "" : " --planner-name " + args.planner.name,
                                    args.planner.timeout_seconds);
   if (args.limits.fuel != 0) options.command += fmt::format(" --fuel {}", args.limits.fuel);
+  if (args.backend.backend != "cpu" && args.backend.literals == "visible") options.command += " --gpu-literals visible";
   // --target dag [--mutant M]: the first profile's megakernel rule (or its mutant) fuses the DAGs.
   std::optional<planner::Profile> mutant;
   if (args.target != "program" && args.target != "dag") {

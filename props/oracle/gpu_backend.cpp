@@ -91,7 +91,7 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   if (options.pipeline_cache)
     context_options.pipeline_cache_dir = options.pipeline_cache_dir ? options.pipeline_cache_dir : gpu::default_pipeline_cache_dir();
   context_options.pipeline_cache_max_bytes = options.cache_file_max_bytes;
-  context_options.literals = options.literals;
+  context_options.hide_literals = options.hide_literals;
   auto context = gpu::VulkanContext::create(context_options);
   if (!context) return context.diagnostics();
   std::unique_ptr<GpuBackend> backend(new GpuBackend());
