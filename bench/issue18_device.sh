@@ -18,14 +18,9 @@ N=$dist/bin/gridcheck
 out=${OUT:-$(mktemp -d)}
 export LD_LIBRARY_PATH=$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PYTHONUNBUFFERED=1
 here="$(cd "$(dirname "$0")" && pwd)"
-rate() { python3 -c "import json,sys;d=json.load(open(sys.argv[1]));print(sys.argv[2],'rate',round(d['cases']/d['seconds'],1),d['verdicts'],{k:round(v,2) for k,v in d['phases'].items() if v>0.01})" "$1" "$2"; }
+. "$here/device_lines.sh"
 uptime; nproc; $N devices 2>&1 | head -2
-echo "== CPU lines (base, new, base, new) $(date +%T)"
-for g in $B $N $B $N; do
-  echo "-- $g"
-  timeout 60 bash "$here/fuzz_throughput.sh" --gridcheck "$g" --runs 3 --only cpu 2>&1 | grep -v "^#" | tail -2
-  timeout 30 bash "$here/fuzz_throughput.sh" --gridcheck "$g" --runs 3 --only dag 2>&1 | grep -v "^#" | tail -1
-done
+cpu_lines "$B" "$N"
 echo "== --backend both -j16, seed 88101, 2000 cases cold then warm, own cache dir per binary $(date +%T)"
 export __GL_SHADER_DISK_CACHE=0
 for g in $B $N; do
@@ -33,7 +28,7 @@ for g in $B $N; do
   for i in 1 2; do
     XDG_CACHE_HOME=$d timeout 90 "$g" fuzz --backend both --profile sound --features all --max-cases 2000 --seconds 0 \
       --seed 88101 --no-shrink -j16 --json --out "$(mktemp -d)" > "$out/w-$b-$i.json" 2> "$out/w-$b-$i.err"
-    rate "$out/w-$b-$i.json" "$b run $i"
+    campaign_rate "$out/w-$b-$i.json" "$b run $i"
   done
 done
 echo "== cold 15 s, --pipeline-cache off, new seeds (base, new, base, new) $(date +%T)"
@@ -41,7 +36,7 @@ for g in $B $N $B $N; do
   s=$((88003 + RANDOM % 1000))
   timeout 40 "$g" fuzz --backend both --profile sound --features all --seconds 15 --seed $s --no-shrink -j16 \
     --pipeline-cache off --json --out "$(mktemp -d)" > "$out/c.json" 2> /dev/null
-  rate "$out/c.json" "$(basename "$g") seed $s cold"
+  campaign_rate "$out/c.json" "$(basename "$g") seed $s cold"
 done
 echo "== pipeline cache file at a 32 MiB cap, twice in one dir $(date +%T)"
 d=$(mktemp -d)
@@ -49,7 +44,7 @@ for i in 1 2; do
   XDG_CACHE_HOME=$d timeout 90 "$N" fuzz --backend both --profile sound --features all --max-cases 1500 --seconds 0 \
     --seed 88002 --no-shrink -j16 --cache-max-mib 32 --json --out "$(mktemp -d)" > "$out/cap$i.json" 2> "$out/cap$i.err"
   grep -E "note|warning" "$out/cap$i.err" | head -3
-  rate "$out/cap$i.json" "cap run $i"; ls -l "$d/gridcheck"
+  campaign_rate "$out/cap$i.json" "cap run $i"; ls -l "$d/gridcheck"
 done
 if [ -n "$shaders" ]; then
   echo "== pipeline creation $(date +%T)"
@@ -57,8 +52,5 @@ if [ -n "$shaders" ]; then
 fi
 echo "== split against a raw dispatch loop $(date +%T)"
 timeout 90 "$dist/bin/gpu_split_bench" --segments 2,16,128 --bytes 4096 > "$out/split.txt" 2>&1; head -30 "$out/split.txt"
-echo "== megakernel planner against networkx, three times $(date +%T)"
-for i in 1 2 3; do
-  timeout 100 python3 "$here/megakernel_vs_networkx.py" --binary "$dist/bin/megakernel_plan" --repeat 10 2>&1 | tail -4
-done
+megakernel_lines "$dist/bin/megakernel_plan"
 uptime; date +%T

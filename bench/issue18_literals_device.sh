@@ -9,25 +9,21 @@
 #
 # DIST is a tools/make_device_dist.sh tree (DIST/bin/gridcheck is "new", DIST/lib its libraries,
 # DIST/bin/megakernel_plan for the planner line); BASE another gridcheck binary for the CPU lines;
-# LONG_SECONDS the long campaign's length (default 150), CASES the fixed-seed campaigns' (default 2000). -j is the host's core count. Files go to $OUT
-# when set, else to a fresh directory; the summary is on stdout. NVIDIA's own disk cache is off
-# (__GL_SHADER_DISK_CACHE=0) so "cold" means every shader new to the driver.
+# LONG_SECONDS the long campaign's length (default 150), CASES the fixed-seed campaigns' (default
+# 2000). -j is the host's core count. Files go to $OUT when set, else to a fresh directory; the
+# summary is on stdout. The drivers' own disk caches are off (NVIDIA's __GL_SHADER_DISK_CACHE=0,
+# Mesa's MESA_SHADER_CACHE_DISABLE=true), so "cold" means every shader new to the driver, even when
+# the script runs again with the same seeds.
 set -u
-[ $# -ge 2 ] || { sed -n '2,15p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,16p' "$0"; exit 2; }
 dist=$1; B=$2; long=${3:-150}; cases=${4:-2000}
 N=$dist/bin/gridcheck
 out=${OUT:-$(mktemp -d)}
 jobs=$(nproc)
 here="$(cd "$(dirname "$0")" && pwd)"
-export LD_LIBRARY_PATH=$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PYTHONUNBUFFERED=1 __GL_SHADER_DISK_CACHE=0
-rate() {
-  python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(sys.argv[2], d['cases'], 'cases in', round(d['seconds'], 1), 's:', round(d['cases'] / d['seconds'], 1), 'cases/s',
-      d['verdicts'], len(d.get('failures', [])), 'failures',
-      {k: round(v, 1) for k, v in d['phases'].items() if v > 0.5})" "$1" "$2"
-}
+export LD_LIBRARY_PATH=$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PYTHONUNBUFFERED=1 __GL_SHADER_DISK_CACHE=0 \
+  MESA_SHADER_CACHE_DISABLE=true
+. "$here/device_lines.sh"
 F=(fuzz --backend both --profile sound --features all --json)
 uptime; echo "$jobs cores"; "$N" --version; "$N" devices | tail -2
 echo "== seed 88101, $cases cases: visible cold, visible warm, hidden cold (a fresh XDG_CACHE_HOME each) $(date +%T)"
@@ -35,16 +31,16 @@ d=$(mktemp -d)
 for i in 1 2; do
   XDG_CACHE_HOME=$d timeout 120 "$N" "${F[@]}" --max-cases "$cases" --seconds 0 --seed 88101 --no-shrink -j "$jobs" \
     --gpu-literals visible --out "$(mktemp -d)" > "$out/visible$i.json" 2> "$out/visible$i.err"
-  rate "$out/visible$i.json" "visible run $i"
+  campaign_rate "$out/visible$i.json" "visible run $i"
 done
 grep -m1 "H-gpu on" "$out/visible1.err" | cut -c1-160
 XDG_CACHE_HOME=$(mktemp -d) timeout 120 "$N" "${F[@]}" --max-cases "$cases" --seconds 0 --seed 88101 --no-shrink -j "$jobs" \
   --gpu-literals hidden --out "$(mktemp -d)" > "$out/hidden1.json" 2> /dev/null
-rate "$out/hidden1.json" "hidden run 1"
+campaign_rate "$out/hidden1.json" "hidden run 1"
 echo "== $long s cold campaign, literals visible, shrinking on, seed 99001 $(date +%T)"
 timeout -s INT $((long + 60)) "$N" "${F[@]}" --seconds "$long" --seed 99001 -j "$jobs" --pipeline-cache off \
   --gpu-literals visible --out "$out/literals-campaign" > "$out/long.json" 2> "$out/long.err"
-echo "exit $?"; rate "$out/long.json" "visible $long s"
+echo "exit $?"; campaign_rate "$out/long.json" "visible $long s"
 python3 -c "
 import json, sys
 for f in json.load(open(sys.argv[1])).get('failures', [])[:10]: print('  finding:', json.dumps(f)[:300])" "$out/long.json"
@@ -53,22 +49,12 @@ for m in visible hidden visible hidden; do
   s=$((89003 + RANDOM % 1000))
   timeout 60 "$N" "${F[@]}" --seconds 15 --seed $s --no-shrink -j "$jobs" --pipeline-cache off --gpu-literals $m \
     --out "$(mktemp -d)" > "$out/c.json" 2> /dev/null
-  rate "$out/c.json" "$m seed $s"
+  campaign_rate "$out/c.json" "$m seed $s"
 done
 echo "== vyre-0.7.2 benign on H-gpu, literals visible, 15 s $(date +%T)"
 timeout 60 "$N" fuzz --backend gpu --profile vyre-0.7.2 --features benign --seconds 15 --seed 99002 -j "$jobs" \
   --pipeline-cache off --no-shrink --gpu-literals visible --json --out "$(mktemp -d)" > "$out/vyre.json" 2> /dev/null
-rate "$out/vyre.json" "vyre-0.7.2 benign visible"
-echo "== CPU lines (base, new, base, new) $(date +%T)"
-for g in "$B" "$N" "$B" "$N"; do
-  echo "-- $g"
-  timeout 60 bash "$here/fuzz_throughput.sh" --gridcheck "$g" --runs 3 --only cpu 2>&1 | grep -v "^#" | tail -2
-  timeout 30 bash "$here/fuzz_throughput.sh" --gridcheck "$g" --runs 3 --only dag 2>&1 | grep -v "^#" | tail -1
-done
-if [ -x "$dist/bin/megakernel_plan" ]; then
-  echo "== megakernel planner against networkx, three times $(date +%T)"
-  for i in 1 2 3; do
-    timeout 100 python3 "$here/megakernel_vs_networkx.py" --binary "$dist/bin/megakernel_plan" --repeat 10 2>&1 | tail -4
-  done
-fi
+campaign_rate "$out/vyre.json" "vyre-0.7.2 benign visible"
+cpu_lines "$B" "$N"
+[ -x "$dist/bin/megakernel_plan" ] && megakernel_lines "$dist/bin/megakernel_plan"
 uptime; date +%T
