@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/foldable_literals.hpp"
 #include "gpu/glsl_helpers.hpp"
 #include "gpu/gpu_diagnostics.hpp"
 #include "ir/walk.hpp"
@@ -191,6 +192,7 @@ class Lowerer {
       }
     });
     live_flag_ = has_barrier_ && has_return_;
+    if (o_.literals == LiteralPolicy::HiddenValues) foldable_ = foldable_literals(p_, types_);
   }
 
   bool contains_barrier(ir::StmtList list) const {
@@ -294,15 +296,15 @@ class Lowerer {
   std::string operand(ExprId id) {
     const ir::Expr& e = p_.expr(id);
     switch (e.kind) {
-      case ExprKind::LitU32: return opaque(fmt::format("{}u", e.payload));
+      case ExprKind::LitU32: return literal(id, fmt::format("{}u", e.payload));
       case ExprKind::LitI32: {
         const auto v = static_cast<std::int32_t>(e.payload);
-        if (v >= 0) return opaque(fmt::format("{}u", v));
-        if (e.payload == 0x80000000u) return opaque("0x80000000u");
-        return opaque(fmt::format("uint({})", v));
+        if (v >= 0) return literal(id, fmt::format("{}u", v));
+        if (e.payload == 0x80000000u) return literal(id, "0x80000000u");
+        return literal(id, fmt::format("uint({})", v));
       }
-      case ExprKind::LitF32: return opaque(fmt::format("0x{:08X}u", ir::literal_word(ScalarType::F32, e.payload)));
-      case ExprKind::LitBool: return opaque(e.payload != 0 ? "1u" : "0u");
+      case ExprKind::LitF32: return literal(id, fmt::format("0x{:08X}u", ir::literal_word(ScalarType::F32, e.payload)));
+      case ExprKind::LitBool: return literal(id, e.payload != 0 ? "1u" : "0u");
       case ExprKind::Var: return local(e.var());
       case ExprKind::InvocationId: return builtin("gl_GlobalInvocationID", e);
       case ExprKind::LocalId: return builtin("gl_LocalInvocationID", e);
@@ -310,7 +312,7 @@ class Lowerer {
       case ExprKind::NumWorkgroups: return builtin("gl_NumWorkGroups", e);
       case ExprKind::WorkgroupSize:
         if (e.axis() > 2) return builtin("", e);
-        return opaque(fmt::format("{}u", out_.workgroup_size[e.axis()]));
+        return literal(id, fmt::format("{}u", out_.workgroup_size[e.axis()]));
       case ExprKind::BufLen: return length_of(decl(e.buffer()));
       case ExprKind::Load: return load(id, e);
       case ExprKind::Binary: return binary(id, e);
@@ -338,11 +340,18 @@ class Lowerer {
   /// which is always 0. Drivers optimise typeless 32-bit constants as floats (Mesa 22.3 turns
   /// `c ? 0x3F800000u : 0x80000000u` into b2f(c), losing the sign of -0.0); an unknown word cannot
   /// be folded into such a pattern, so every word derived from program literals keeps its bits.
-  /// With LoweringOptions::hide_literals off, the literal as it is.
+  /// Under LiteralPolicy::Visible, the literal as it is.
   std::string opaque(std::string literal) {
-    if (!o_.hide_literals) return literal;
+    if (o_.literals == LiteralPolicy::Visible) return literal;
     uses_zero_ = true;
     return "(" + literal + " ^ gc.zero)";
+  }
+
+  /// The program literal `id` (spelled `text`): as it is where it only steers (gpu/foldable_literals.hpp)
+  /// unless LoweringOptions::literals hides every literal, else opaque.
+  std::string literal(ExprId id, std::string text) {
+    if (o_.literals == LiteralPolicy::HiddenValues && foldable_[ir::index_of(id)]) return text;
+    return opaque(std::move(text));
   }
 
   std::string builtin(std::string_view var, const ir::Expr& e) {
@@ -763,6 +772,7 @@ class Lowerer {
   std::set<std::uint32_t> read_;
   std::set<std::uint32_t> written_;
   std::set<std::uint32_t> runtime_sized_;
+  std::vector<bool> foldable_;  ///< by ExprId, under LiteralPolicy::HiddenValues
   bool has_barrier_ = false;
   bool has_return_ = false;
   bool live_flag_ = false;

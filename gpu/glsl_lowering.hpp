@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpu/literal_policy.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/program.hpp"
 #include "ir/scalar_semantics.hpp"
@@ -56,10 +57,10 @@ struct LoweringOptions {
   std::optional<std::array<std::uint32_t, 3>> workgroup_size;
   /// A comment naming the shader ("segment 2 of 3").
   std::string label;
-  /// Program literals reach the driver as `(literal ^ gc.zero)`, a word it cannot fold (true), or as
-  /// plain constants (false: the driver's constant folding is exercised too, and compiles are
-  /// cheaper; Mesa folds some wrongly). docs/gpu.md, "Program literals".
-  bool hide_literals = true;
+  /// Which program literals reach the driver as `(literal ^ gc.zero)`, a word it cannot fold, and which
+  /// as constants (the driver's constant folding runs on those, and compiles are cheaper; Mesa folds some
+  /// words wrongly). docs/gpu.md, "Program literals".
+  LiteralPolicy literals = LiteralPolicy::HiddenValues;
   LoweringFault fault = LoweringFault::None;  ///< tests only
 };
 

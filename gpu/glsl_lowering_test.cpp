@@ -73,7 +73,7 @@ TEST(Gpu_Lowering, VisibleLiteralsAreConstantsAndNeedNoZeroWord) {
       b.store(out, b.gid(), b.var("v") / b.u32(3)),
   });
   LoweringOptions visible;
-  visible.hide_literals = false;
+  visible.literals = LiteralPolicy::Visible;
   const LoweredShader s = lowered(p, visible);
   EXPECT_EQ(s.glsl.find("gc.zero"), std::string::npos) << s.glsl;
   EXPECT_EQ(s.glsl.find("GcPush"), std::string::npos) << s.glsl;
@@ -81,11 +81,61 @@ TEST(Gpu_Lowering, VisibleLiteralsAreConstantsAndNeedNoZeroWord) {
   EXPECT_NE(s.glsl.find("uint t3 = v_v / 3u;"), std::string::npos) << s.glsl;
   EXPECT_NE(s.glsl.find("uint t2 = 9u;"), std::string::npos) << s.glsl;
   EXPECT_EQ(s.push_constant_words, 0u);
-  // The twin: the same program with the default options hides every literal behind gc.zero.
+  // The twin: the same program with the default options hides every literal that becomes a value behind
+  // gc.zero; the index 9 only addresses, so it stays a constant.
   const LoweredShader hidden = lowered(p);
   EXPECT_NE(hidden.glsl.find("uint t1 = t0 + (1u ^ gc.zero);"), std::string::npos) << hidden.glsl;
   EXPECT_NE(hidden.glsl.find("v_v / (3u ^ gc.zero)"), std::string::npos) << hidden.glsl;
+  EXPECT_NE(hidden.glsl.find("uint t2 = 9u;"), std::string::npos) << hidden.glsl;
   EXPECT_EQ(hidden.push_constant_words, 1u);
+  // All hidden: the index too.
+  LoweringOptions all_hidden;
+  all_hidden.literals = LiteralPolicy::HiddenAll;
+  const LoweredShader all = lowered(p, all_hidden);
+  EXPECT_NE(all.glsl.find("uint t2 = (9u ^ gc.zero);"), std::string::npos) << all.glsl;
+  EXPECT_NE(all.glsl.find("uint t1 = t0 + (1u ^ gc.zero);"), std::string::npos) << all.glsl;
+}
+
+TEST(Gpu_Lowering, HiddenLiteralsStayHiddenWhereTheyBecomeValuesAndAreConstantsWhereTheyOnlySteer) {
+  Builder b({8, 1, 1});
+  auto in = b.read("in", 0, ScalarType::U32, 64);
+  auto out = b.output("out", 1, ScalarType::U32, 64);
+  Program p = b.wrapped({
+      b.let("base", b.gid() * b.u32(4)),                                      // only ever an index
+      b.loop("k", b.u32(0), b.u32(4), {                                       // k only indexes
+          b.if_(b.lid() < b.u32(6), {                                         // a condition
+              b.store(out, b.var("base") + b.var("k"),                        // an index of locals
+                      b.select(b.load(in, b.var("k") + b.u32(32)) > b.u32(7),  // index 32; condition 7
+                               b.u32(0x3F800000u), b.u32(0x80000000u))),       // select arms: values
+          }),
+      }),
+  });
+  const LoweredShader s = lowered(p);
+  EXPECT_EQ(s.glsl.substr(s.glsl.find("void main() {")), R"glsl(void main() {
+  {
+    uint t0 = gl_GlobalInvocationID.x * 4u;
+    uint v_base = t0;
+    for (uint v_k = 0u; v_k < 4u; v_k++) {
+      uint t1 = uint(gl_LocalInvocationID.x < 6u);
+      if (t1 != 0u) {
+        uint t2 = v_base + v_k;
+        uint t3 = v_k + 32u;
+        uint t4 = 0u;
+        if (t3 < 64u) t4 = b_in.data[t3];
+        uint t5 = uint(7u < t4);
+        uint t6 = t5 != 0u ? (1065353216u ^ gc.zero) : (2147483648u ^ gc.zero);
+        if (t2 < 64u) b_out.data[t2] = t6;
+      }
+    }
+  }
+}
+)glsl");
+  // The twin: all hidden, no literal of the program reaches the driver as a constant.
+  LoweringOptions all_hidden;
+  all_hidden.literals = LiteralPolicy::HiddenAll;
+  const LoweredShader all = lowered(p, all_hidden);
+  for (std::string_view plain : {"* 4u;", "v_k = 0u;", "v_k < 4u;", "x < 6u)", "v_k + 32u;"})
+    EXPECT_EQ(all.glsl.find(plain), std::string::npos) << plain << "\n" << all.glsl;
 }
 
 TEST(Gpu_Lowering, ReturnBeforeABarrierKeepsTheInvocationAtBarriersAndI32TrapsAreRecorded) {
@@ -145,7 +195,7 @@ void main() {
   for (uint gc_i = gl_LocalInvocationIndex; gc_i < 4u; gc_i += 4u) w_tile[gc_i] = 0u;
   controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
   {
-    uint t0 = uint(gl_LocalInvocationID.x == (3u ^ gc.zero));
+    uint t0 = uint(gl_LocalInvocationID.x == 3u);
     if (t0 != 0u) {
       gc_live = false;
     }
@@ -154,10 +204,10 @@ void main() {
     uint t2 = gc_i32_div(t1, (uint(-2) ^ gc.zero), 0u);
     if (gc_live && gl_LocalInvocationID.x < 4u) w_tile[gl_LocalInvocationID.x] = t2;
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
-    for (uint v_i = (0u ^ gc.zero); v_i < gc.b_in; v_i++) {
+    for (uint v_i = 0u; v_i < gc.b_in; v_i++) {
       if (!gc_live || gc_trap_record.key != 0xFFFFFFFFFFFFFFFFul) break;
       uint t3 = 0u;
-      if ((0u ^ gc.zero) < 4u) t3 = w_tile[(0u ^ gc.zero)];
+      if (0u < 4u) t3 = w_tile[0u];
       uint t4 = 0u;
       if (v_i < gc.b_in) t4 = b_in.data[v_i];
       uint t5 = gc_i32_mod(t3, t4, 1u);
@@ -200,7 +250,7 @@ TEST(Gpu_Lowering, UniformIsAReadonlyStd430StorageBufferAndF32GoesThroughExactHe
     uint t4 = 0u;
     if (gl_GlobalInvocationID.x < 8u) t4 = gc_canon(b_x.data[gl_GlobalInvocationID.x]);
     uint t5 = 0u;
-    if ((1u ^ gc.zero) < 4u) t5 = gc_canon(b_params.data[(1u ^ gc.zero)]);
+    if (1u < 4u) t5 = gc_canon(b_params.data[1u]);
     uint t6 = gc_f32_mul(t4, t5);
     uint t7 = gc_f32_add(t6, (0x3FC00000u ^ gc.zero));
     uint t8 = t1 != 0u ? t3 : t7;
@@ -264,7 +314,7 @@ TEST(Gpu_Lowering, LoopBoundsAreEvaluatedOnce) {
                          b.loop("i", b.u32(0), b.var("n"), {b.assign("n", b.var("n") + b.u32(1))}),
                          b.store(out, b.u32(0), b.var("n"))});
   const LoweredShader s = lowered(p);
-  EXPECT_NE(s.glsl.find("uint t0 = v_n;\n    for (uint v_i = (0u ^ gc.zero); v_i < t0; v_i++) {"), std::string::npos) << s.glsl;
+  EXPECT_NE(s.glsl.find("uint t0 = v_n;\n    for (uint v_i = 0u; v_i < t0; v_i++) {"), std::string::npos) << s.glsl;
 }
 
 TEST(Gpu_Lowering, NamesAreSanitisedWithoutDoubleUnderscoresAndStayDistinct) {

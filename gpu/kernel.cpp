@@ -143,7 +143,7 @@ ir::Result<Kernel> prepare_kernel(VulkanContext& ctx, GlslCompiler& compiler, Va
   LoweringOptions lo;
   lo.workgroup_size = options.workgroup_override;  // no label: the GLSL of a segment is the same under every label
   lo.fault = options.fault;
-  lo.hide_literals = ctx.hides_literals();
+  lo.literals = ctx.literal_policy();
   ir::Result<LoweredShader> shader = lower_to_glsl(program, *types, lo);
   if (!shader) return shader.diagnostics();
   if (options.dump_dir) dump(*options.dump_dir, options.label, shader->glsl);

@@ -279,7 +279,7 @@ ir::Result<std::unique_ptr<VulkanContext>> VulkanContext::create(const ContextOp
   if (!chosen) return chosen.diagnostics();
   ctx->physical_ = (*pds)[*chosen];
   ctx->info_ = infos[*chosen];
-  ctx->hide_literals_ = options.hide_literals;
+  ctx->literals_ = options.literals;
   const DeviceInfo& d = ctx->info_;
   if (d.api_version < VK_API_VERSION_1_2)
     return make_error(Code::ApiTooOld, fmt::format("device {} ({}) supports Vulkan {}; gridcheck needs 1.2", d.index, d.name,

@@ -22,6 +22,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include "gpu/literal_policy.hpp"
 #include "ir/diagnostic.hpp"
 
 namespace gridcheck::gpu {
@@ -95,8 +96,8 @@ struct ContextOptions {
   std::optional<std::filesystem::path> pipeline_cache_dir;
   /// The cap on that file in bytes; 0: PipelineCache::kDefaultMaxFileBytes.
   std::uint64_t pipeline_cache_max_bytes = 0;
-  /// The shaders' LoweringOptions::hide_literals (`--gpu-literals hidden|visible`).
-  bool hide_literals = true;
+  /// The shaders' LoweringOptions::literals (`--gpu-literals`).
+  LiteralPolicy literals = LiteralPolicy::HiddenValues;
 };
 
 class VulkanContext {
@@ -117,8 +118,8 @@ class VulkanContext {
   VkCommandPool command_pool() const { return command_pool_; }
   const DeviceInfo& info() const { return info_; }
   bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
-  /// Whether the shaders of this context hide program literals (ContextOptions::hide_literals).
-  bool hides_literals() const { return hide_literals_; }
+  /// Which program literals the shaders of this context hide (ContextOptions::literals).
+  LiteralPolicy literal_policy() const { return literals_; }
   /// Validation messages so far (always empty without validation).
   ValidationLog& validation_log() { return *log_; }
   /// Compiled pipelines of this device, keyed by SPIR-V hash.
@@ -154,7 +155,7 @@ class VulkanContext {
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
   DeviceInfo info_;
-  bool hide_literals_ = true;
+  LiteralPolicy literals_ = LiteralPolicy::HiddenValues;
   std::unique_ptr<ValidationLog> log_ = std::make_unique<ValidationLog>();
   std::unique_ptr<PipelineCache> pipelines_;
   std::unique_ptr<BufferPool> buffers_;

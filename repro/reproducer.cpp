@@ -76,7 +76,7 @@ std::size_t first_difference(const Bytes& a, const Bytes& b) {
 
 class Builder {
  public:
-  Builder(const ir::Case& c, ir::SourceLoc loc, bool hide_literals) : c_(c), loc_(loc), hide_literals_(hide_literals) {}
+  Builder(const ir::Case& c, ir::SourceLoc loc, gpu::LiteralPolicy literals) : c_(c), loc_(loc), literals_(literals) {}
 
   ir::Diagnostic error(std::string code, std::string message) const { return export_error(std::move(code), c_.file, loc_, std::move(message)); }
 
@@ -257,7 +257,7 @@ class Builder {
     gpu::LoweringOptions lo;
     lo.workgroup_size = config.workgroup_override;
     lo.label = label;
-    lo.hide_literals = hide_literals_;
+    lo.literals = literals_;
     ir::Result<gpu::LoweredShader> shader = gpu::lower_to_glsl(program, *types, lo);
     if (!shader) {
       ir::Diagnostic d = error("E005", fmt::format("{} cannot be lowered to GLSL", label));
@@ -305,7 +305,7 @@ class Builder {
 
   const ir::Case& c_;
   ir::SourceLoc loc_;
-  bool hide_literals_ = true;
+  gpu::LiteralPolicy literals_ = gpu::LiteralPolicy::HiddenValues;
   Repro r_;
   std::set<std::string> names_;
   std::map<std::string, std::size_t> live_;
@@ -325,8 +325,8 @@ std::string status_text(const interp::RunResult& r) {
 }  // namespace
 
 ir::Result<Repro> build_repro(const ir::Case& c, const planner::Profile& profile, ir::SourceLoc case_loc,
-                              bool hide_literals) {
-  Builder builder(c, case_loc, hide_literals);
+                              gpu::LiteralPolicy literals) {
+  Builder builder(c, case_loc, literals);
   // R: the expected bytes, and they must not depend on the schedule.
   interp::RunOptions ro;
   ro.file = c.file;

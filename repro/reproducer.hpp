@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gpu/glsl_compiler.hpp"
+#include "gpu/literal_policy.hpp"
 #include "ir/case.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/program.hpp"
@@ -127,11 +128,10 @@ struct Repro {
 /// of fuel), E002 R depends on the schedule, E003 the profile refuses the case, E004 the split fails
 /// while running, E005 a segment cannot be lowered or compiled, E007 the model does not reproduce
 /// the split's bytes (a profile hook the export cannot express), E008 a launch needs a buffer the
-/// model cannot allocate. `hide_literals` is the shaders' gpu::LoweringOptions::hide_literals (export
-/// --gpu-literals): hidden runs the same on every driver; visible reproduces a finding of a campaign
-/// that showed literals to the driver.
+/// model cannot allocate. `literals` is the shaders' gpu::LoweringOptions::literals (export
+/// --gpu-literals): the campaign's policy, so that the reproducer shows the driver what the campaign did.
 ir::Result<Repro> build_repro(const ir::Case& c, const planner::Profile& profile, ir::SourceLoc case_loc = {},
-                              bool hide_literals = true);
+                              gpu::LiteralPolicy literals = gpu::LiteralPolicy::HiddenValues);
 
 /// Runs the steps with the reference interpreter for each dispatch: the final bytes of every buffer
 /// (index as Repro::buffers). Errors: the interpreter refused or trapped in a launch (E007).

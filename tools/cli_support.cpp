@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "gpu/literal_policy.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/equality.hpp"
 #include "ir/text/case_file.hpp"
@@ -291,10 +292,12 @@ void add_backend_options(CLI::App* cmd, BackendArgs& args, bool allow_auto) {
 
 void add_gpu_literals_option(CLI::App* cmd, std::string& literals) {
   cmd->add_option("--gpu-literals", literals,
-                  "program literals in H-gpu's shaders: hidden from the driver's compiler as (literal ^ zero) (default), "
-                  "or visible as constants (the driver's constant folding is tested too and compiles are cheaper; Mesa "
-                  "folds some wrongly: docs/gpu.md)")
-      ->check(CLI::IsMember({"hidden", "visible"}));
+                  "program literals in H-gpu's shaders: hidden (default): those that can become a value are hidden from "
+                  "the driver's compiler as (literal ^ zero), those that only form an index, a branch condition or a loop "
+                  "bound are constants; all-hidden: every literal hidden; visible: every literal a constant (the "
+                  "driver's constant folding is tested too and compiles are cheaper; Mesa folds some wrongly). "
+                  "docs/gpu.md#literals")
+      ->check(CLI::IsMember({"hidden", "all-hidden", "visible"}));
 }
 
 void add_same_value_writes_option(CLI::App* cmd, std::string& value) {
@@ -441,7 +444,7 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
     if (args.pipeline_cache == "off") gpu_options.pipeline_cache = false;
     else if (!args.pipeline_cache.empty()) gpu_options.pipeline_cache_dir = args.pipeline_cache;
     gpu_options.cache_file_max_bytes = args.cache_max_mib << 20;
-    gpu_options.hide_literals = args.literals != "visible";
+    gpu_options.literals = *gpu::literal_policy_named(args.literals);  // the option's check admits only these names
     // The test hook (docs/gpu.md#test-fault): a deliberate lowering bug, announced on every use.
     if (const char* fault = std::getenv("GRIDCHECK_TEST_GPU_FAULT"); fault != nullptr && *fault != '\0') {
       const std::optional<gpu::LoweringFault> named = gpu::lowering_fault_named(fault);

@@ -132,7 +132,7 @@ struct BackendArgs {
   std::string dump_glsl;
   std::string pipeline_cache;  ///< VkPipelineCache file directory, "off", or "" (the default, docs/gpu.md)
   std::uint64_t cache_max_mib = 0;  ///< the cap on each cache file (0: the default, 256 MiB)
-  std::string literals = "hidden";  ///< --gpu-literals: hidden or visible (LoweringOptions::hide_literals)
+  std::string literals = "hidden";  ///< --gpu-literals: a gpu::LiteralPolicy name (LoweringOptions::literals)
 };
 /// `--gpu-literals`, shared by the commands with an H-gpu backend.
 void add_gpu_literals_option(CLI::App* cmd, std::string& literals);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 
+#include "gpu/literal_policy.hpp"
 #include "planner/profile.hpp"
 #include "repro/amber_script.hpp"
 #include "repro/bundle.hpp"
@@ -75,7 +76,7 @@ int run_export(const ExportArgs& args) {
   const planner::Profile& profile = *profiles.front();
 
   ir::Result<repro::Repro> built = repro::build_repro(loaded->test_case, profile, case_line(loaded->text),
-                                                         args.literals != "visible");
+                                                         *gpu::literal_policy_named(args.literals));
   if (!built) {
     std::fputs(ir::render(built.diagnostics(), loaded->text).c_str(), stderr);
     return kExitBadInput;
@@ -131,9 +132,9 @@ void register_export(CLI::App& root, int& exit_code) {
                   fmt::format("planner profile whose split is exported (default: {})", planner::default_profile().name));
   add_planner_options(cmd, args->planner);
   cmd->add_option("--gpu-literals", args->literals,
-                  "program literals in the exported shaders: hidden (default; as (literal ^ zero), the same on every driver) "
-                  "or visible (constants: to reproduce a finding of a campaign run with --gpu-literals visible; docs/gpu.md)")
-      ->check(CLI::IsMember({"hidden", "visible"}));
+                  "program literals in the exported shaders, as in a campaign's --gpu-literals: hidden (default), "
+                  "all-hidden or visible (docs/gpu.md#literals); export with the campaign's choice to reproduce its finding")
+      ->check(CLI::IsMember({"hidden", "all-hidden", "visible"}));
   cmd->callback([args, &exit_code] {
     args->command_line = "gridcheck export " + args->file;
     if (!args->amber.empty()) args->command_line += " --amber " + args->amber;

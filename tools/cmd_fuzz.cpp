@@ -23,6 +23,7 @@
 #include <string_view>
 #include <thread>
 
+#include "gpu/literal_policy.hpp"
 #include "props/campaign/campaign.hpp"
 #include "props/campaign/campaign_state.hpp"
 #include "props/campaign/dag_campaign.hpp"
@@ -147,7 +148,7 @@ int run_fuzz(const FuzzArgs& args) {
                                    args.planner.name.empty() ? "" : " --planner-name " + args.planner.name,
                                    args.planner.timeout_seconds);
   if (args.limits.fuel != 0) options.command += fmt::format(" --fuel {}", args.limits.fuel);
-  if (args.backend.backend != "cpu" && args.backend.literals == "visible") options.command += " --gpu-literals visible";
+  if (args.backend.backend != "cpu" && args.backend.literals != "hidden") options.command += " --gpu-literals " + args.backend.literals;
   // --target dag [--mutant M]: the first profile's megakernel rule (or its mutant) fuses the DAGs.
   std::optional<planner::Profile> mutant;
   if (args.target != "program" && args.target != "dag") {
@@ -177,7 +178,7 @@ int run_fuzz(const FuzzArgs& args) {
 
   std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s%s, features %s, %u job%s, %s\n",
                static_cast<unsigned long long>(options.seed), options.shard_index, options.shard_count,
-               profile_list.c_str(), gpu ? fmt::format(", H-gpu on {} (literals {})", gpu->device_name(), gpu->hides_literals() ? "hidden" : "visible").c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
+               profile_list.c_str(), gpu ? fmt::format(", H-gpu on {} (literals {})", gpu->device_name(), gpu::name_of(gpu->literal_policy())).c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
                args.seconds > 0 ? fmt::format("{:g} s", args.seconds).c_str() : "no time limit");
   std::fprintf(stderr, "  replay this campaign: %s%s\n", options.command.c_str(),
                args.seconds > 0 ? fmt::format(" --seconds {:g}", args.seconds).c_str() : "");

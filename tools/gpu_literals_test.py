@@ -4,8 +4,9 @@ literals to the driver's compiler as constants or hide them as (literal ^ gc.zer
 
 usage: gpu_literals_test.py GRIDCHECK WORK_DIR TEST
 
-dump       `run --split gpu --dump-glsl`: visible shaders hold no gc.zero, hidden ones (and the default's) XOR
-           every literal with it; both match R
+dump       `run --split gpu --dump-glsl`: visible shaders hold no gc.zero; hidden ones (and the default's) XOR
+           every literal that becomes a value with it and leave the one that only steers (a branch condition)
+           a constant; all-hidden ones XOR that one too; all match R
 mesa_fold  `out[0] = floor(0.0)`: hidden matches R on any device; visible diverges with -0.0 on Mesa's
            lavapipe (its constant folding through gc_f32_floor gives the wrong sign: why literals are hidden
            by default)
@@ -31,7 +32,9 @@ buffer out: u32[8] read_write binding 1
 
 kernel {
   let v = in[gid.x] * 3 + 7
-  out[gid.x] = (v ^ 0xF0F0) >> 2
+  if gid.x < 6 {
+    out[gid.x] = (v ^ 0xF0F0) >> 2
+  }
 }
 
 input in = [1, 2, 3, 4, 5, 6, 7, 8]
@@ -97,6 +100,9 @@ def test_dump():
         check("* 3u" in text or "3u *" in text, f"a visible shader lacks the literal 3u:\n{text}")
     for text in hidden:
         check("(3u ^ gc.zero)" in text, f"a hidden shader shows the literal 3u:\n{text}")
+        check("< 6u)" in text, f"a hidden shader hides the branch condition's 6u:\n{text}")
+    for text in dumped_glsl(case, "all-hidden"):
+        check("(3u ^ gc.zero)" in text and "(6u ^ gc.zero)" in text, f"an all-hidden shader shows a literal:\n{text}")
     check(dumped_glsl(case, None) == hidden, "the default's shaders are not the hidden ones")
 
 
@@ -128,6 +134,8 @@ def test_export():
     case = write_case("arithmetic", ARITHMETIC)
     for text in exported_shaders(case, []):
         check("(3u ^ gc.zero)" in text, f"an exported shader shows the literal 3u by default:\n{text}")
+    for text in exported_shaders(case, ["--gpu-literals", "all-hidden"]):
+        check("(6u ^ gc.zero)" in text, f"an exported shader under --gpu-literals all-hidden shows 6u:\n{text}")
     for text in exported_shaders(case, ["--gpu-literals", "visible"]):
         check("gc.zero" not in text, f"an exported shader under --gpu-literals visible XORs with gc.zero:\n{text}")
 

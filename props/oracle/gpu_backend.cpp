@@ -91,7 +91,7 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   if (options.pipeline_cache)
     context_options.pipeline_cache_dir = options.pipeline_cache_dir ? options.pipeline_cache_dir : gpu::default_pipeline_cache_dir();
   context_options.pipeline_cache_max_bytes = options.cache_file_max_bytes;
-  context_options.hide_literals = options.hide_literals;
+  context_options.literals = options.literals;
   auto context = gpu::VulkanContext::create(context_options);
   if (!context) return context.diagnostics();
   std::unique_ptr<GpuBackend> backend(new GpuBackend());
@@ -172,7 +172,7 @@ void GpuBackend::attach(OracleOptions& options) {
 }
 
 std::string GpuBackend::device_name() const { return context_->info().name; }
-bool GpuBackend::hides_literals() const { return context_->hides_literals(); }
+gpu::LiteralPolicy GpuBackend::literal_policy() const { return context_->literal_policy(); }
 gpu::VulkanContext& GpuBackend::context() { return *context_; }
 gpu::KernelStore& GpuBackend::kernels() { return *kernels_; }
 GpuBackend::CacheStats GpuBackend::cache_stats() {

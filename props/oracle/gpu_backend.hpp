@@ -49,8 +49,8 @@ struct GpuBackendOptions {
   bool pipeline_cache = true;                   ///< false: neither file (`--pipeline-cache off`)
   /// The cap on each of the two files in bytes (`--cache-max-mib`); 0: their defaults (256 MiB).
   std::uint64_t cache_file_max_bytes = 0;
-  /// Program literals hidden from the driver's compiler (default) or not (`--gpu-literals`; docs/gpu.md).
-  bool hide_literals = true;
+  /// Which program literals the shaders hide from the driver's compiler (`--gpu-literals`; docs/gpu.md).
+  gpu::LiteralPolicy literals = gpu::LiteralPolicy::HiddenValues;
   /// A deliberate lowering bug in both modes, tests only (gpu/glsl_lowering.hpp LoweringFault; the CLI
   /// reads it from $GRIDCHECK_TEST_GPU_FAULT).
   gpu::LoweringFault lowering_fault = gpu::LoweringFault::None;
@@ -75,8 +75,8 @@ class GpuBackend {
   void attach(OracleOptions& options);
 
   std::string device_name() const;
-  /// Whether this device's shaders hide program literals (GpuBackendOptions::hide_literals).
-  bool hides_literals() const;
+  /// Which program literals this device's shaders hide (GpuBackendOptions::literals).
+  gpu::LiteralPolicy literal_policy() const;
   gpu::VulkanContext& context();
   gpu::KernelStore& kernels();
   /// Validation messages recorded so far (0 without validation).
