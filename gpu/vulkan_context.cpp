@@ -103,10 +103,14 @@ DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceMaintenance3Properties maint3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   VkPhysicalDeviceFloatControlsProperties floats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &subgroup;
   subgroup.pNext = &maint3;
-  if (v12) maint3.pNext = &floats;
+  if (v12) {
+    maint3.pNext = &floats;
+    floats.pNext = &driver;
+  }
   vkGetPhysicalDeviceProperties2(pd, &props);
 
   const VkPhysicalDeviceProperties& p = props.properties;
@@ -115,6 +119,7 @@ DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
   d.driver_version = p.driverVersion;
   d.vendor_id = p.vendorID;
   d.device_id = p.deviceID;
+  if (v12) d.driver_id = driver.driverID;
   d.subgroup_size = subgroup.subgroupSize;
   for (int i = 0; i < 3; ++i) {
     d.max_workgroup_count[i] = p.limits.maxComputeWorkGroupCount[i];
@@ -180,6 +185,8 @@ std::string_view name_of(VkPhysicalDeviceType type) {
     default: return "other";
   }
 }
+
+bool compiles_on_queue_thread(const DeviceInfo& device) { return device.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE; }
 
 std::string format_version(std::uint32_t v) {
   return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));

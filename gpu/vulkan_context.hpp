@@ -40,6 +40,7 @@ struct DeviceInfo {
   std::uint32_t driver_version = 0;
   std::uint32_t vendor_id = 0;
   std::uint32_t device_id = 0;
+  VkDriverId driver_id = static_cast<VkDriverId>(0);  ///< VkPhysicalDeviceDriverProperties (0 before Vulkan 1.2)
   bool has_compute_queue = false;
   std::uint32_t compute_queue_family = 0;
   std::uint32_t subgroup_size = 0;
@@ -65,6 +66,11 @@ struct DeviceInfo {
 
 std::string_view name_of(VkPhysicalDeviceType type);  ///< "discrete", "integrated", "virtual", "cpu", "other"
 std::string format_version(std::uint32_t vk_version);  ///< "1.3.230"
+
+/// True for a driver that compiles a pipeline's shader when it first runs, on the one thread that executes its
+/// queue's work (Mesa's lavapipe: LLVM at the first dispatch), so that the compiles of every thread feeding one
+/// VkDevice run one at a time; a second VkDevice has a thread of its own (props/oracle/gpu_backend.hpp).
+bool compiles_on_queue_thread(const DeviceInfo& device);
 
 /// Picks a device. `selector` empty: the first discrete GPU with a compute queue, else the first device
 /// with a compute queue. All digits: that index. Otherwise a case-insensitive name: an exact match wins,

@@ -445,6 +445,7 @@ bool apply_backend(const BackendArgs& args, bool case_wants_gpu, props::OracleOp
     else if (!args.pipeline_cache.empty()) gpu_options.pipeline_cache_dir = args.pipeline_cache;
     gpu_options.cache_file_max_bytes = args.cache_max_mib << 20;
     gpu_options.literals = *gpu::literal_policy_named(args.literals);  // the option's check admits only these names
+    gpu_options.concurrency = args.concurrency;
     // The test hook (docs/gpu.md#test-fault): a deliberate lowering bug, announced on every use.
     if (const char* fault = std::getenv("GRIDCHECK_TEST_GPU_FAULT"); fault != nullptr && *fault != '\0') {
       const std::optional<gpu::LoweringFault> named = gpu::lowering_fault_named(fault);

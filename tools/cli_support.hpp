@@ -133,6 +133,7 @@ struct BackendArgs {
   std::string pipeline_cache;  ///< VkPipelineCache file directory, "off", or "" (the default, docs/gpu.md)
   std::uint64_t cache_max_mib = 0;  ///< the cap on each cache file (0: the default, 256 MiB)
   std::string literals = "hidden";  ///< --gpu-literals: a gpu::LiteralPolicy name (LoweringOptions::literals)
+  unsigned concurrency = 1;  ///< runs at once (fuzz --jobs; props::GpuBackendOptions::concurrency), not an option
 };
 /// `--gpu-literals`, shared by the commands with an H-gpu backend.
 void add_gpu_literals_option(CLI::App* cmd, std::string& literals);

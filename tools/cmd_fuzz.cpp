@@ -135,7 +135,9 @@ int run_fuzz(const FuzzArgs& args) {
   options.generator.max_divergence_features =
       args.max_divergence_features >= 0 ? static_cast<std::uint32_t>(args.max_divergence_features) : only_sound ? 0 : 2;
   std::unique_ptr<props::GpuBackend> gpu;
-  if (!apply_backend(args.backend, false, options.oracle, gpu, "fuzz")) return kExitBadInput;
+  BackendArgs backend = args.backend;
+  backend.concurrency = options.jobs;  // on lavapipe, a VkDevice per worker (props/oracle/gpu_backend.hpp)
+  if (!apply_backend(backend, false, options.oracle, gpu, "fuzz")) return kExitBadInput;
   std::string profile_list;
   for (const planner::Profile* p : options.oracle.profiles) profile_list += (profile_list.empty() ? "" : ",") + p->name;
   if (profile_list.empty()) profile_list = planner::default_profile().name;
@@ -178,7 +180,8 @@ int run_fuzz(const FuzzArgs& args) {
 
   std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s%s, features %s, %u job%s, %s\n",
                static_cast<unsigned long long>(options.seed), options.shard_index, options.shard_count,
-               profile_list.c_str(), gpu ? fmt::format(", H-gpu on {} (literals {})", gpu->device_name(), gpu::name_of(gpu->literal_policy())).c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
+               profile_list.c_str(), gpu ? fmt::format(", H-gpu on {} (literals {}{})", gpu->device_name(), gpu::name_of(gpu->literal_policy()),
+                                       gpu->devices() > 1 ? fmt::format(", {} devices", gpu->devices()) : std::string()).c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
                args.seconds > 0 ? fmt::format("{:g} s", args.seconds).c_str() : "no time limit");
   std::fprintf(stderr, "  replay this campaign: %s%s\n", options.command.c_str(),
                args.seconds > 0 ? fmt::format(" --seconds {:g}", args.seconds).c_str() : "");
@@ -298,7 +301,8 @@ void register_fuzz(CLI::App& root, int& exit_code) {
   cmd->add_option("--features", args->features,
                   "generator features that may be switched on: comma-separated names, or all (default), benign, "
                   "divergence, read left to right; -NAME removes one (all,-loop_start)");
-  cmd->add_option("--jobs,-j", args->jobs, "worker threads (0 = one per core; default 1); with H-gpu they feed the one device, each on a lane of its own");
+  cmd->add_option("--jobs,-j", args->jobs, "worker threads (0 = one per core; default 1); with H-gpu they feed the one device, each on a lane of its own "
+                  "(on lavapipe, which compiles on its queue's thread, a VkDevice of its own: docs/gpu.md)");
   cmd->add_option("--shard", args->shard, "I/N: take case indices i with i % N == I of the seed space (default 0/1)");
   cmd->add_option("--out", args->out,
                   "directory for failures (shrunk cases, unshrunk originals), the resume state of each shard and its "

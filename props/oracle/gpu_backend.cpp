@@ -1,5 +1,7 @@
 #include "props/oracle/gpu_backend.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpu/buffer_pool.hpp"
@@ -48,28 +50,35 @@ struct GpuBackend::Lane {
   std::unique_ptr<gpu::ResidentSession> session;
 };
 
+struct GpuBackend::Replica {
+  std::unique_ptr<gpu::VulkanContext> context;
+  std::unique_ptr<gpu::KernelStore> kernels;
+  std::vector<Lane*> free_lanes;
+};
+
 /// A lane for the length of one run, and the shared hold on runs_ that keeps trim_if_full out.
 class GpuBackend::LaneLease {
  public:
   explicit LaneLease(GpuBackend& backend) : backend_(backend), runs_(backend.enter_run()) {
     std::lock_guard lock(backend_.lanes_mutex_);
-    if (backend_.free_lanes_.empty()) {
+    replica_ = &backend_.replica_of_this_thread();
+    if (replica_->free_lanes.empty()) {
       auto lane = std::make_unique<Lane>();
-      lane->executor = std::make_unique<gpu::VulkanExecutor>(*backend_.context_, *backend_.kernels_);
+      lane->executor = std::make_unique<gpu::VulkanExecutor>(*replica_->context, *replica_->kernels);
       lane->executor->set_dump_dir(backend_.dump_glsl_);
       lane->executor->set_lowering_fault(backend_.lowering_fault_);
-      lane->session = std::make_unique<gpu::ResidentSession>(*backend_.context_, *backend_.kernels_);
+      lane->session = std::make_unique<gpu::ResidentSession>(*replica_->context, *replica_->kernels);
       lane->session->set_dump_dir(backend_.dump_glsl_);
       lane->session->set_lowering_fault(backend_.lowering_fault_);
-      backend_.free_lanes_.push_back(lane.get());
+      replica_->free_lanes.push_back(lane.get());
       backend_.lanes_.push_back(std::move(lane));
     }
-    lane_ = backend_.free_lanes_.back();
-    backend_.free_lanes_.pop_back();
+    lane_ = replica_->free_lanes.back();
+    replica_->free_lanes.pop_back();
   }
   ~LaneLease() {
     std::lock_guard lock(backend_.lanes_mutex_);
-    backend_.free_lanes_.push_back(lane_);
+    replica_->free_lanes.push_back(lane_);
   }
   LaneLease(const LaneLease&) = delete;
   LaneLease& operator=(const LaneLease&) = delete;
@@ -79,6 +88,7 @@ class GpuBackend::LaneLease {
  private:
   GpuBackend& backend_;
   std::shared_lock<std::shared_mutex> runs_;
+  Replica* replica_ = nullptr;
   Lane* lane_ = nullptr;
 };
 
@@ -95,12 +105,27 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
   auto context = gpu::VulkanContext::create(context_options);
   if (!context) return context.diagnostics();
   std::unique_ptr<GpuBackend> backend(new GpuBackend());
-  backend->context_ = std::move(context).value();
-  backend->kernels_ = std::make_unique<gpu::KernelStore>();
+  auto& first = *backend->replicas_.emplace_back(std::make_unique<Replica>());
+  first.context = std::move(context).value();
+  first.kernels = std::make_unique<gpu::KernelStore>();
   if (context_options.pipeline_cache_dir)
-    backend->kernels_->compiler().attach_file(*context_options.pipeline_cache_dir / "spirv.bin",
-                                              options.cache_file_max_bytes != 0 ? options.cache_file_max_bytes
-                                                                                : gpu::GlslCompiler::kDefaultMaxFileBytes);
+    first.kernels->compiler().attach_file(*context_options.pipeline_cache_dir / "spirv.bin",
+                                          options.cache_file_max_bytes != 0 ? options.cache_file_max_bytes
+                                                                            : gpu::GlslCompiler::kDefaultMaxFileBytes);
+  if (options.concurrency > 1 && gpu::compiles_on_queue_thread(first.context->info())) {
+    // More devices of the same physical device, without cache files (the first one keeps those). One that
+    // cannot be opened leaves the backend with the devices it has: they only make it faster.
+    gpu::ContextOptions more = context_options;
+    more.device = std::to_string(first.context->info().index);
+    more.pipeline_cache_dir.reset();
+    while (backend->replicas_.size() < options.concurrency) {
+      auto another = gpu::VulkanContext::create(more);
+      if (!another) break;
+      auto& replica = *backend->replicas_.emplace_back(std::make_unique<Replica>());
+      replica.context = std::move(another).value();
+      replica.kernels = std::make_unique<gpu::KernelStore>(first.kernels->compiler());
+    }
+  }
   backend->dump_glsl_ = options.dump_glsl;
   backend->lowering_fault_ = options.lowering_fault;
   backend->max_pipelines_ = options.max_pipelines;
@@ -108,8 +133,15 @@ ir::Result<std::unique_ptr<GpuBackend>> GpuBackend::open(const GpuBackendOptions
 }
 
 GpuBackend::~GpuBackend() {
-  lanes_.clear();  // before the kernels and the context they use
-  kernels_.reset();
+  lanes_.clear();  // before the kernels and the contexts they use
+  for (auto it = replicas_.rbegin(); it != replicas_.rend(); ++it) (*it)->kernels.reset();  // [0] owns the compiler
+}
+
+GpuBackend::Replica& GpuBackend::replica_of_this_thread() {
+  if (replicas_.size() == 1) return *replicas_.front();
+  auto [it, added] = thread_replica_.try_emplace(std::this_thread::get_id(), next_replica_);
+  if (added) next_replica_ = (next_replica_ + 1) % replicas_.size();
+  return *replicas_[it->second];
 }
 
 std::shared_lock<std::shared_mutex> GpuBackend::enter_run() {
@@ -118,16 +150,21 @@ std::shared_lock<std::shared_mutex> GpuBackend::enter_run() {
 }
 
 void GpuBackend::trim_if_full() {
-  if (context_->pipelines().size() <= max_pipelines_) return;
+  const auto full = [&] {
+    return std::any_of(replicas_.begin(), replicas_.end(), [&](const auto& r) { return r->context->pipelines().size() > max_pipelines_; });
+  };
+  if (!full()) return;
   // The gate first: no new run starts, so the runs in flight end and the exclusive hold comes even
   // while the other workers are busy (a reader-preferring shared_mutex alone could starve it).
   const std::lock_guard gate(gate_);
   std::unique_lock exclusive(runs_);  // no run in flight: no kernel, pipeline or buffer is in use
-  if (context_->pipelines().size() <= max_pipelines_) return;
+  if (!full()) return;
   ++trims_;
-  kernels_->clear_kernels();
-  kernels_->compiler().clear();
-  context_->pipelines().clear();
+  for (const auto& r : replicas_) {
+    r->kernels->clear_kernels();
+    r->context->pipelines().clear();
+  }
+  replicas_.front()->kernels->compiler().clear();  // the one compile cache they share
 }
 
 GpuSplitRunner GpuBackend::host_runner() {
@@ -171,20 +208,26 @@ void GpuBackend::attach(OracleOptions& options) {
   options.gpu_name = "H-gpu";
 }
 
-std::string GpuBackend::device_name() const { return context_->info().name; }
-gpu::LiteralPolicy GpuBackend::literal_policy() const { return context_->literal_policy(); }
-gpu::VulkanContext& GpuBackend::context() { return *context_; }
-gpu::KernelStore& GpuBackend::kernels() { return *kernels_; }
+std::string GpuBackend::device_name() const { return replicas_.front()->context->info().name; }
+gpu::LiteralPolicy GpuBackend::literal_policy() const { return replicas_.front()->context->literal_policy(); }
+gpu::VulkanContext& GpuBackend::context() { return *replicas_.front()->context; }
+gpu::KernelStore& GpuBackend::kernels() { return *replicas_.front()->kernels; }
 GpuBackend::CacheStats GpuBackend::cache_stats() {
   CacheStats stats;
-  stats.compiles = kernels_->compiler().compiles();
-  stats.compile_hits = kernels_->compiler().hits();
-  stats.pipelines = context_->pipelines().misses();
-  stats.pipeline_hits = context_->pipelines().hits();
+  stats.compiles = kernels().compiler().compiles();
+  stats.compile_hits = kernels().compiler().hits();
+  for (const auto& r : replicas_) {
+    stats.pipelines += r->context->pipelines().misses();
+    stats.pipeline_hits += r->context->pipelines().hits();
+  }
   return stats;
 }
 
-std::size_t GpuBackend::validation_messages() const { return context_->validation_log().count(); }
+std::size_t GpuBackend::validation_messages() const {
+  std::size_t n = 0;
+  for (const auto& r : replicas_) n += r->context->validation_log().count();
+  return n;
+}
 std::size_t GpuBackend::lanes() const {
   std::lock_guard lock(lanes_mutex_);
   return lanes_.size();
@@ -192,13 +235,13 @@ std::size_t GpuBackend::lanes() const {
 
 std::vector<std::string> GpuBackend::save_caches() {
   std::vector<std::string> notes;
-  gpu::PipelineCache& p = context_->pipelines();
+  gpu::PipelineCache& p = context().pipelines();  // the other devices keep no file
   if (std::optional<std::string> error = p.save()) notes.push_back("the pipeline cache file was not saved: " + *error);
   else if (p.not_kept() > 0 || p.last_save() == gpu::PipelineCacheSave::Cut)
     notes.push_back(fmt::format("the pipeline cache file {} reached its {} MiB cap: it keeps the pipelines met first, {} "
                                 "made later are not in it (--cache-max-mib, docs/gpu.md)",
                                 p.file()->string(), p.max_file_bytes() >> 20, p.not_kept()));
-  gpu::GlslCompiler& c = kernels_->compiler();
+  gpu::GlslCompiler& c = kernels().compiler();
   if (std::optional<std::string> error = c.save()) notes.push_back("the SPIR-V cache file was not saved: " + *error);
   else if (c.last_save() == gpu::SpirvCacheSave::Trimmed)
     notes.push_back(fmt::format("the SPIR-V cache file {} reached its {} MiB cap: it keeps the shaders this run met first, "
@@ -208,9 +251,23 @@ std::vector<std::string> GpuBackend::save_caches() {
 }
 
 std::string GpuBackend::stats_line() {
-  gpu::GlslCompiler& c = kernels_->compiler();
-  gpu::PipelineCache& p = context_->pipelines();
-  const gpu::BufferPoolStats b = context_->buffers().stats();
+  gpu::GlslCompiler& c = kernels().compiler();
+  gpu::PipelineCache& p = context().pipelines();  // the one with the file
+  std::uint64_t pipelines = 0, pipeline_ns = 0, pipeline_hits = 0, kernel_hits = 0, submissions = 0, queue_calls = 0,
+                submit_wait_ns = 0, buffers_made = 0, buffers_reused = 0;
+  for (const auto& r : replicas_) {
+    gpu::VulkanContext& ctx = *r->context;
+    pipelines += ctx.pipelines().misses();
+    pipeline_ns += ctx.pipelines().create_ns();
+    pipeline_hits += ctx.pipelines().hits();
+    kernel_hits += r->kernels->kernels().hits();
+    submissions += ctx.submissions();
+    queue_calls += ctx.submitter().queue_calls();
+    submit_wait_ns += ctx.submit_wait_ns();
+    const gpu::BufferPoolStats b = ctx.buffers().stats();
+    buffers_made += b.created;
+    buffers_reused += b.reused;
+  }
   const char* file = p.load_result() == gpu::PipelineCacheLoad::Loaded    ? "loaded"
                      : p.load_result() == gpu::PipelineCacheLoad::Ignored ? "ignored (corrupt or another driver's)"
                      : p.file()                                           ? "new"
@@ -221,11 +278,12 @@ std::string GpuBackend::stats_line() {
       : c.file_load() == gpu::SpirvCacheLoad::Ignored     ? std::string("ignored (damaged or another toolchain's)")
                                                           : std::string("new");
   return fmt::format("H-gpu: {} compiles {:.0f} ms ({} hits), {} pipelines {:.0f} ms ({} hits), {} kernel hits, {} submissions "
-                     "in {} queue calls {:.0f} ms to completion, buffers {} made {} reused, {} lane{}, pipeline cache file {}{}, SPIR-V cache file {}",
-                     c.compiles(), c.compile_ns() / 1e6, c.hits(), p.misses(), p.create_ns() / 1e6, p.hits(),
-                     kernels_->kernels().hits(), context_->submissions(), context_->submitter().queue_calls(),
-                     context_->submit_wait_ns() / 1e6, b.created, b.reused,
-                     lanes(), lanes() == 1 ? "" : "s", file, p.file() ? " (" + p.file()->string() + ")" : std::string(), spirv_file);
+                     "in {} queue calls {:.0f} ms to completion, buffers {} made {} reused, {} lane{}{}, pipeline cache file {}{}, "
+                     "SPIR-V cache file {}",
+                     c.compiles(), c.compile_ns() / 1e6, c.hits(), pipelines, pipeline_ns / 1e6, pipeline_hits, kernel_hits,
+                     submissions, queue_calls, submit_wait_ns / 1e6, buffers_made, buffers_reused, lanes(), lanes() == 1 ? "" : "s",
+                     devices() > 1 ? fmt::format(" on {} devices", devices()) : std::string(), file,
+                     p.file() ? " (" + p.file()->string() + ")" : std::string(), spirv_file);
 }
 
 }  // namespace gridcheck::props

@@ -10,6 +10,12 @@
 // serialised (VulkanContext::submit). All lanes share one KernelStore (compile cache, validation
 // verdicts, prepared kernels), the context's PipelineCache (and its VkPipelineCache file) and its
 // BufferPool, so host and resident mode compile and create each segment's pipeline once.
+// On a driver that compiles a shader on its queue's one thread when it first runs (gpu::compiles_on_queue_thread:
+// Mesa's lavapipe), one device would compile for every worker in turn; there the backend opens one VkDevice
+// of the same physical device per expected concurrent run (GpuBackendOptions::concurrency), each with its
+// own PipelineCache, BufferPool, kernel cache and lanes but the first one's compile cache and cache files,
+// and gives each worker thread the device it met first, so that a case's host and resident runs share
+// their pipelines.
 // Caches grow with the distinct shaders seen; past max_pipelines pipelines the backend waits until no
 // run is in flight and starts them over (the VkPipelineCache is kept). A trim that waits closes the
 // door to new runs first, so N busy workers cannot starve it (they wait for it, briefly, instead).
@@ -23,6 +29,8 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "gpu/glsl_lowering.hpp"
@@ -56,6 +64,9 @@ struct GpuBackendOptions {
   gpu::LoweringFault lowering_fault = gpu::LoweringFault::None;
   /// Pipelines kept before the caches start over (GpuBackend::kMaxPipelines; tests use a small one).
   std::size_t max_pipelines = 4096;  // = GpuBackend::kMaxPipelines
+  /// Runs expected at once (`fuzz -j N`): on a device that compiles on its queue's thread, that many
+  /// VkDevices are opened (the header comment); elsewhere this changes nothing.
+  unsigned concurrency = 1;
 };
 
 class GpuBackend {
@@ -75,10 +86,13 @@ class GpuBackend {
   void attach(OracleOptions& options);
 
   std::string device_name() const;
+  /// VkDevices opened on the one physical device (1, or the concurrency on a driver that compiles on its
+  /// queue's thread).
+  std::size_t devices() const { return replicas_.size(); }
   /// Which program literals this device's shaders hide (GpuBackendOptions::literals).
   gpu::LiteralPolicy literal_policy() const;
-  gpu::VulkanContext& context();
-  gpu::KernelStore& kernels();
+  gpu::VulkanContext& context();  ///< the first device's
+  gpu::KernelStore& kernels();     ///< the first device's
   /// Validation messages recorded so far (0 without validation).
   std::size_t validation_messages() const;
   /// Lanes made so far (at most the number of runs that were ever in flight at once).
@@ -105,19 +119,22 @@ class GpuBackend {
 
  private:
   struct Lane;
+  struct Replica;
   class LaneLease;
   GpuBackend();
   /// Starts the caches over when they hold more than max_pipelines_ pipelines (waits for runs in flight).
   void trim_if_full();
   /// The shared hold on runs_ for one run, taken through gate_ (not while a trim waits).
   std::shared_lock<std::shared_mutex> enter_run();
+  /// The device this thread runs on: the one it was given first, round robin. lanes_mutex_ held.
+  Replica& replica_of_this_thread();
 
-  std::unique_ptr<gpu::VulkanContext> context_;
-  std::unique_ptr<gpu::KernelStore> kernels_;
+  std::vector<std::unique_ptr<Replica>> replicas_;  ///< [0] holds the compile cache and the cache files
   std::optional<std::filesystem::path> dump_glsl_;
   mutable std::mutex lanes_mutex_;
   std::vector<std::unique_ptr<Lane>> lanes_;
-  std::vector<Lane*> free_lanes_;
+  std::unordered_map<std::thread::id, std::size_t> thread_replica_;
+  std::size_t next_replica_ = 0;
   std::mutex gate_;         ///< passed by every run on its way in, held by trim_if_full while it waits
   std::shared_mutex runs_;  ///< held shared by every run, exclusively by trim_if_full
   gpu::LoweringFault lowering_fault_ = gpu::LoweringFault::None;
