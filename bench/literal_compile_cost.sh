@@ -35,6 +35,7 @@ export MESA_SHADER_CACHE_DISABLE=true  # every run compiles from scratch
 
 "$gridcheck" gen --seed "$seed" --count "$cases" --features all --out "$work/gen" >/dev/null
 for policy in all-hidden hidden visible; do
+  mkdir -p "$work/$policy"
   for f in "$work"/gen/*.gc; do
     "$gridcheck" export --profile sound --gpu-literals "$policy" --bundle "$work/$policy/$(basename "$f" .gc)" "$f" >/dev/null
   done
@@ -61,7 +62,7 @@ instructions() {  # total callgrind instructions of the runner over every bundle
     if [ $((i % jobs)) = 0 ]; then wait; fi
   done
   wait
-  cat "$dir"/*/callgrind.log | grep -o "Collected : [0-9]*" | awk '{s += $3} END {print s}'
+  cat "$dir"/*/callgrind.log | grep -o "Collected : [0-9]*" | awk '{s += $3} END {printf "%.0f\n", s}'  # %d stops at 2^31 in mawk
 }
 
 pipelines=$(ls "$work"/hidden/*/*.spv | wc -l)
