@@ -20,9 +20,8 @@ constexpr std::array kHelpers = {
 HelperDef{"gc_canon", {}, R"(// f32 canonical form: any NaN -> 0x7FC00000, subnormal -> zero of the same sign
 uint gc_canon(uint x) {
   uint e = x & 0x7F800000u;
-  if (e == 0x7F800000u) return (x & 0x007FFFFFu) != 0u ? 0x7FC00000u : x;
-  if (e == 0u) return x & 0x80000000u;
-  return x;
+  uint special = mix(x, 0x7FC00000u, (x & 0x007FFFFFu) != 0u);
+  return mix(mix(x, x & 0x80000000u, e == 0u), special, e == 0x7F800000u);
 }
 )"},
 HelperDef{"gc_f32_is_nan", {}, R"(bool gc_f32_is_nan(uint x) { return (x & 0x7FFFFFFFu) > 0x7F800000u; }
@@ -32,16 +31,12 @@ double gc_f32_to_f64(uint x) {
   uint s = x & 0x80000000u;
   uint e = (x >> 23u) & 0xFFu;
   uint m = x & 0x007FFFFFu;
-  uint e64 = e + 896u;
-  if (e == 0xFFu) {
-    e64 = 0x7FFu;
-  } else if (e == 0u) {
-    if (m == 0u) return packDouble2x32(uvec2(0u, s));
-    int msb = findMSB(m);
-    m = (m << uint(23 - msb)) & 0x007FFFFFu;
-    e64 = uint(msb + 874);
-  }
-  return packDouble2x32(uvec2(m << 29u, s | (e64 << 20u) | (m >> 3u)));
+  int msb = findMSB(m);
+  uint sub_m = (m << uint(clamp(23 - msb, 0, 31))) & 0x007FFFFFu;
+  uint sub_e = mix(uint(msb + 874), 0u, m == 0u);
+  uint e64 = mix(mix(e + 896u, sub_e, e == 0u), 0x7FFu, e == 0xFFu);
+  uint m64 = mix(m, sub_m, e == 0u);
+  return packDouble2x32(uvec2(m64 << 29u, s | (e64 << 20u) | (m64 >> 3u)));
 }
 )"},
 HelperDef{"gc_f64_to_f32", {}, R"(// double -> canonical f32 bits: round to nearest even, tininess after rounding, flush-to-zero
@@ -51,25 +46,25 @@ uint gc_f64_to_f32(double d) {
   int e = int((w.y >> 20u) & 0x7FFu);
   uint m = ((w.y & 0x000FFFFFu) << 3u) | (w.x >> 29u);
   uint rest = w.x & 0x1FFFFFFFu;
-  if (e == 0x7FF) return (m | rest) != 0u ? 0x7FC00000u : (s | 0x7F800000u);
   int ef = e - 896;
-  if (ef >= 255) return s | 0x7F800000u;
-  if (ef <= 0) return (ef == 0 && m == 0x007FFFFFu) ? (s | 0x00800000u) : s;
-  uint r = s | (uint(ef) << 23u) | m;
-  if (rest > 0x10000000u || (rest == 0x10000000u && (m & 1u) != 0u)) r += 1u;
-  return r;
+  uint up = (uint(rest > 0x10000000u) | (uint(rest == 0x10000000u) & m)) & 1u;
+  uint r = (s | (uint(ef) << 23u) | m) + up;
+  uint tiny = mix(s, s | 0x00800000u, ef == 0 && m == 0x007FFFFFu);
+  uint special = mix(s | 0x7F800000u, 0x7FC00000u, (m | rest) != 0u);
+  r = mix(r, tiny, ef <= 0);
+  r = mix(r, s | 0x7F800000u, ef >= 255);
+  return mix(r, special, e == 0x7FF);
 }
 )"},
 HelperDef{"gc_f32_add", {"gc_f32_to_f64", "gc_f64_to_f32"}, R"(uint gc_f32_add(uint a, uint b) {
   uint ma = a & 0x7FFFFFFFu;
   uint mb = b & 0x7FFFFFFFu;
-  if (ma > 0x7F800000u || mb > 0x7F800000u) return 0x7FC00000u;
-  if (ma == 0x7F800000u) return (mb == 0x7F800000u && a != b) ? 0x7FC00000u : a;
-  if (mb == 0x7F800000u) return b;
-  if (ma == 0u && mb == 0u) return a & b;
   precise double r = gc_f32_to_f64(a) + gc_f32_to_f64(b);
-  if (r == 0.0) return 0u;
-  return gc_f64_to_f32(r);
+  uint v = mix(gc_f64_to_f32(r), 0u, r == 0.0);
+  v = mix(v, a & b, ma == 0u && mb == 0u);
+  v = mix(v, b, mb == 0x7F800000u);
+  v = mix(v, mix(a, 0x7FC00000u, mb == 0x7F800000u && a != b), ma == 0x7F800000u);
+  return mix(v, 0x7FC00000u, ma > 0x7F800000u || mb > 0x7F800000u);
 }
 )"},
 HelperDef{"gc_f32_sub", {"gc_f32_add"}, R"(uint gc_f32_sub(uint a, uint b) { return gc_f32_add(a, b ^ 0x80000000u); }
@@ -78,24 +73,23 @@ HelperDef{"gc_f32_mul", {"gc_f32_to_f64", "gc_f64_to_f32"}, R"(uint gc_f32_mul(u
   uint s = (a ^ b) & 0x80000000u;
   uint ma = a & 0x7FFFFFFFu;
   uint mb = b & 0x7FFFFFFFu;
-  if (ma > 0x7F800000u || mb > 0x7F800000u) return 0x7FC00000u;
-  if (ma == 0x7F800000u || mb == 0x7F800000u) return (ma == 0u || mb == 0u) ? 0x7FC00000u : (s | 0x7F800000u);
-  if (ma == 0u || mb == 0u) return s;
+  bool zero = ma == 0u || mb == 0u;
   precise double r = gc_f32_to_f64(a) * gc_f32_to_f64(b);
-  return gc_f64_to_f32(r);
+  uint v = mix(gc_f64_to_f32(r), s, zero);
+  v = mix(v, mix(s | 0x7F800000u, 0x7FC00000u, zero), ma == 0x7F800000u || mb == 0x7F800000u);
+  return mix(v, 0x7FC00000u, ma > 0x7F800000u || mb > 0x7F800000u);
 }
 )"},
 HelperDef{"gc_f32_div", {"gc_f32_to_f64", "gc_f64_to_f32"}, R"(uint gc_f32_div(uint a, uint b) {
   uint s = (a ^ b) & 0x80000000u;
   uint ma = a & 0x7FFFFFFFu;
   uint mb = b & 0x7FFFFFFFu;
-  if (ma > 0x7F800000u || mb > 0x7F800000u) return 0x7FC00000u;
-  if (ma == 0x7F800000u) return mb == 0x7F800000u ? 0x7FC00000u : (s | 0x7F800000u);
-  if (mb == 0x7F800000u) return s;
-  if (mb == 0u) return ma == 0u ? 0x7FC00000u : (s | 0x7F800000u);
-  if (ma == 0u) return s;
   precise double r = gc_f32_to_f64(a) / gc_f32_to_f64(b);
-  return gc_f64_to_f32(r);
+  uint v = mix(gc_f64_to_f32(r), s, ma == 0u);
+  v = mix(v, mix(s | 0x7F800000u, 0x7FC00000u, ma == 0u), mb == 0u);
+  v = mix(v, s, mb == 0x7F800000u);
+  v = mix(v, mix(s | 0x7F800000u, 0x7FC00000u, mb == 0x7F800000u), ma == 0x7F800000u);
+  return mix(v, 0x7FC00000u, ma > 0x7F800000u || mb > 0x7F800000u);
 }
 )"},
 HelperDef{"gc_f32_fma", {"gc_f32_to_f64", "gc_f64_to_f32"}, R"(// fused multiply-add with one rounding: the product is exact in double; TwoSum recovers the error of
@@ -105,41 +99,40 @@ uint gc_f32_fma(uint a, uint b, uint c) {
   uint mb = b & 0x7FFFFFFFu;
   uint mc = c & 0x7FFFFFFFu;
   uint ps = (a ^ b) & 0x80000000u;
-  if (ma > 0x7F800000u || mb > 0x7F800000u || mc > 0x7F800000u) return 0x7FC00000u;
-  if (ma == 0x7F800000u || mb == 0x7F800000u) {
-    if (ma == 0u || mb == 0u) return 0x7FC00000u;
-    if (mc == 0x7F800000u && (c & 0x80000000u) != ps) return 0x7FC00000u;
-    return ps | 0x7F800000u;
-  }
-  if (mc == 0x7F800000u) return c;
-  if (ma == 0u || mb == 0u) return mc == 0u ? (ps & c) : c;
+  uint cs = c & 0x80000000u;
   precise double p = gc_f32_to_f64(a) * gc_f32_to_f64(b);
   double dc = gc_f32_to_f64(c);
   precise double s = p + dc;
-  if (s == 0.0) return 0u;
   precise double bb = s - p;
   precise double err = (p - (s - bb)) + (dc - bb);
   uvec2 w = unpackDouble2x32(s);
   uint rest = w.x & 0x1FFFFFFFu;
   int ef = int((w.y >> 20u) & 0x7FFu) - 896;
-  bool midpoint = rest == 0x10000000u || (ef == 0 && rest == 0u && (w.y & 0x000FFFFFu) == 0x000FFFFFu && (w.x >> 29u) == 7u);
-  if (midpoint && err != 0.0) w.x = ((err > 0.0) == (s > 0.0)) ? w.x + 1u : w.x - 1u;
-  return gc_f64_to_f32(packDouble2x32(w));
+  uint midpoint = uint(rest == 0x10000000u) | (uint(ef == 0) & uint(rest == 0u) &
+                  uint((w.y & 0x000FFFFFu) == 0x000FFFFFu) & uint((w.x >> 29u) == 7u));
+  uint nudge = mix(0xFFFFFFFFu, 1u, (err > 0.0) == (s > 0.0));
+  w.x += mix(0u, nudge, midpoint != 0u && err != 0.0);
+  uint v = mix(gc_f64_to_f32(packDouble2x32(w)), 0u, s == 0.0);
+  bool ab_zero = ma == 0u || mb == 0u;
+  bool ab_inf = ma == 0x7F800000u || mb == 0x7F800000u;
+  bool c_inf_opposite = mc == 0x7F800000u && cs != ps;
+  v = mix(v, mix(c, ps & c, mc == 0u), ab_zero);
+  v = mix(v, c, mc == 0x7F800000u);
+  v = mix(v, mix(ps | 0x7F800000u, 0x7FC00000u, ab_zero || c_inf_opposite), ab_inf);
+  return mix(v, 0x7FC00000u, ma > 0x7F800000u || mb > 0x7F800000u || mc > 0x7F800000u);
 }
 )"},
 HelperDef{"gc_f32_sqrt", {"gc_f32_to_f64", "gc_f64_to_f32"}, R"(uint gc_f32_sqrt(uint a) {
-  if (a == 0u || a == 0x80000000u || a == 0x7F800000u) return a;
-  if (a > 0x7F800000u) return 0x7FC00000u;
-  return gc_f64_to_f32(sqrt(gc_f32_to_f64(a)));
+  uint v = mix(gc_f64_to_f32(sqrt(gc_f32_to_f64(a))), 0x7FC00000u, a > 0x7F800000u);
+  return mix(v, a, a == 0u || a == 0x80000000u || a == 0x7F800000u);
 }
 )"},
 HelperDef{"gc_f32_inverse_sqrt", {"gc_f32_to_f64", "gc_f64_to_f32"}, R"(uint gc_f32_inverse_sqrt(uint a) {
-  if (a == 0u) return 0x7F800000u;
-  if (a == 0x80000000u) return 0xFF800000u;
-  if (a == 0x7F800000u) return 0u;
-  if (a > 0x7F800000u) return 0x7FC00000u;
   precise double r = 1.0 / sqrt(gc_f32_to_f64(a));
-  return gc_f64_to_f32(r);
+  uint v = mix(gc_f64_to_f32(r), 0x7FC00000u, a > 0x7F800000u);
+  v = mix(v, 0u, a == 0x7F800000u);
+  v = mix(v, 0xFF800000u, a == 0x80000000u);
+  return mix(v, 0x7F800000u, a == 0u);
 }
 )"},
 HelperDef{"gc_f32_mod", {"gc_f32_is_nan", "gc_canon"}, R"(// fmod on the bits (musl's fmodf): exact, truncated, the result has the dividend's sign
@@ -188,120 +181,121 @@ uint gc_f32_mod(uint x, uint y) {
 )"},
 HelperDef{"gc_f32_key", {}, R"(// a total-order key of a non-NaN f32 in which -0 and +0 are equal
 uint gc_f32_key(uint x) {
-  if ((x & 0x7FFFFFFFu) == 0u) return 0x80000000u;
-  return (x & 0x80000000u) != 0u ? ~x : (x | 0x80000000u);
+  uint k = mix(x | 0x80000000u, ~x, (x & 0x80000000u) != 0u);
+  return mix(k, 0x80000000u, (x & 0x7FFFFFFFu) == 0u);
 }
 )"},
-HelperDef{"gc_f32_eq", {"gc_f32_is_nan"}, R"(uint gc_f32_eq(uint a, uint b) {
-  if (gc_f32_is_nan(a) || gc_f32_is_nan(b)) return 0u;
-  return (a == b || ((a | b) & 0x7FFFFFFFu) == 0u) ? 1u : 0u;
+HelperDef{"gc_f32_eq", {}, R"(uint gc_f32_eq(uint a, uint b) {
+  uint unordered = uint((a & 0x7FFFFFFFu) > 0x7F800000u) | uint((b & 0x7FFFFFFFu) > 0x7F800000u);
+  uint eq = uint(a == b) | uint(((a | b) & 0x7FFFFFFFu) == 0u);
+  return eq & (unordered ^ 1u);
 }
 )"},
-HelperDef{"gc_f32_lt", {"gc_f32_is_nan", "gc_f32_key"}, R"(uint gc_f32_lt(uint a, uint b) {
-  if (gc_f32_is_nan(a) || gc_f32_is_nan(b)) return 0u;
-  return gc_f32_key(a) < gc_f32_key(b) ? 1u : 0u;
+HelperDef{"gc_f32_lt", {"gc_f32_key"}, R"(uint gc_f32_lt(uint a, uint b) {
+  uint unordered = uint((a & 0x7FFFFFFFu) > 0x7F800000u) | uint((b & 0x7FFFFFFFu) > 0x7F800000u);
+  return uint(gc_f32_key(a) < gc_f32_key(b)) & (unordered ^ 1u);
 }
 )"},
-HelperDef{"gc_f32_le", {"gc_f32_is_nan", "gc_f32_key"}, R"(uint gc_f32_le(uint a, uint b) {
-  if (gc_f32_is_nan(a) || gc_f32_is_nan(b)) return 0u;
-  return gc_f32_key(a) <= gc_f32_key(b) ? 1u : 0u;
+HelperDef{"gc_f32_le", {"gc_f32_key"}, R"(uint gc_f32_le(uint a, uint b) {
+  uint unordered = uint((a & 0x7FFFFFFFu) > 0x7F800000u) | uint((b & 0x7FFFFFFFu) > 0x7F800000u);
+  return uint(gc_f32_key(a) <= gc_f32_key(b)) & (unordered ^ 1u);
 }
 )"},
-HelperDef{"gc_f32_min", {"gc_f32_is_nan", "gc_f32_key"}, R"(// a NaN operand yields the other operand; -0 < +0
+HelperDef{"gc_f32_min", {"gc_f32_key"}, R"(// a NaN operand yields the other operand; -0 < +0
 uint gc_f32_min(uint a, uint b) {
-  if (gc_f32_is_nan(a)) return gc_f32_is_nan(b) ? 0x7FC00000u : b;
-  if (gc_f32_is_nan(b)) return a;
+  bool a_nan = (a & 0x7FFFFFFFu) > 0x7F800000u;
+  bool b_nan = (b & 0x7FFFFFFFu) > 0x7F800000u;
   uint ka = gc_f32_key(a);
   uint kb = gc_f32_key(b);
-  if (ka != kb) return ka < kb ? a : b;
-  return a | b;
+  uint v = mix(mix(b, a, ka < kb), a | b, ka == kb);
+  v = mix(v, a, b_nan);
+  return mix(v, mix(b, 0x7FC00000u, b_nan), a_nan);
 }
 )"},
-HelperDef{"gc_f32_max", {"gc_f32_is_nan", "gc_f32_key"}, R"(uint gc_f32_max(uint a, uint b) {
-  if (gc_f32_is_nan(a)) return gc_f32_is_nan(b) ? 0x7FC00000u : b;
-  if (gc_f32_is_nan(b)) return a;
+HelperDef{"gc_f32_max", {"gc_f32_key"}, R"(uint gc_f32_max(uint a, uint b) {
+  bool a_nan = (a & 0x7FFFFFFFu) > 0x7F800000u;
+  bool b_nan = (b & 0x7FFFFFFFu) > 0x7F800000u;
   uint ka = gc_f32_key(a);
   uint kb = gc_f32_key(b);
-  if (ka != kb) return ka > kb ? a : b;
-  return a & b;
+  uint v = mix(mix(b, a, ka > kb), a & b, ka == kb);
+  v = mix(v, a, b_nan);
+  return mix(v, mix(b, 0x7FC00000u, b_nan), a_nan);
 }
 )"},
 HelperDef{"gc_f32_trunc", {"gc_canon"}, R"(uint gc_f32_trunc(uint x) {
   uint e = (x >> 23u) & 0xFFu;
-  if (e >= 150u) return gc_canon(x);
-  if (e < 127u) return x & 0x80000000u;
-  return x & ~(0x007FFFFFu >> (e - 127u));
+  uint v = x & ~(0x007FFFFFu >> (clamp(e, 127u, 150u) - 127u));
+  v = mix(v, x & 0x80000000u, e < 127u);
+  return mix(v, gc_canon(x), e >= 150u);
 }
 )"},
 HelperDef{"gc_f32_floor", {"gc_f32_trunc"}, R"(uint gc_f32_floor(uint x) {
   uint t = gc_f32_trunc(x);
-  if (t == x || (x & 0x80000000u) == 0u) return t;
-  return floatBitsToUint(uintBitsToFloat(t) - 1.0);
+  bool exact = t == x || (x & 0x80000000u) == 0u;
+  return mix(floatBitsToUint(uintBitsToFloat(t) - 1.0), t, exact);
 }
 )"},
 HelperDef{"gc_f32_ceil", {"gc_f32_trunc"}, R"(uint gc_f32_ceil(uint x) {
   uint t = gc_f32_trunc(x);
-  if (t == x || (x & 0x80000000u) != 0u) return t;
-  return floatBitsToUint(uintBitsToFloat(t) + 1.0);
+  bool exact = t == x || (x & 0x80000000u) != 0u;
+  return mix(floatBitsToUint(uintBitsToFloat(t) + 1.0), t, exact);
 }
 )"},
 HelperDef{"gc_f32_round", {"gc_canon"}, R"(// half-way cases away from zero
 uint gc_f32_round(uint x) {
   uint e = (x >> 23u) & 0xFFu;
-  if (e >= 150u) return gc_canon(x);
-  if (e < 126u) return x & 0x80000000u;
-  if (e == 126u) return (x & 0x80000000u) | 0x3F800000u;
-  uint mask = 0x007FFFFFu >> (e - 127u);
-  return (x + (0x00400000u >> (e - 127u))) & ~mask;
+  uint sh = clamp(e, 127u, 149u) - 127u;
+  uint v = (x + (0x00400000u >> sh)) & ~(0x007FFFFFu >> sh);
+  v = mix(v, (x & 0x80000000u) | 0x3F800000u, e == 126u);
+  v = mix(v, x & 0x80000000u, e < 126u);
+  return mix(v, gc_canon(x), e >= 150u);
 }
 )"},
-HelperDef{"gc_f32_sign", {"gc_f32_is_nan"}, R"(// NaN -> NaN, ±0 -> +0, else ±1
+HelperDef{"gc_f32_sign", {}, R"(// NaN -> NaN, ±0 -> +0, else ±1
 uint gc_f32_sign(uint x) {
-  if (gc_f32_is_nan(x)) return 0x7FC00000u;
-  if ((x & 0x7FFFFFFFu) == 0u) return 0u;
-  return (x & 0x80000000u) | 0x3F800000u;
+  uint v = mix((x & 0x80000000u) | 0x3F800000u, 0u, (x & 0x7FFFFFFFu) == 0u);
+  return mix(v, 0x7FC00000u, (x & 0x7FFFFFFFu) > 0x7F800000u);
 }
 )"},
-HelperDef{"gc_f32_to_u32", {"gc_f32_is_nan"}, R"(// truncate toward zero, saturate, NaN -> 0
+HelperDef{"gc_f32_to_u32", {}, R"(// truncate toward zero, saturate, NaN -> 0
 uint gc_f32_to_u32(uint x) {
-  if (gc_f32_is_nan(x) || (x & 0x80000000u) != 0u) return 0u;
-  if (x >= 0x4F800000u) return 0xFFFFFFFFu;
   uint e = x >> 23u;
-  if (e < 127u) return 0u;
   uint m = (x & 0x007FFFFFu) | 0x00800000u;
-  return e >= 150u ? m << (e - 150u) : m >> (150u - e);
+  uint v = mix(m >> (150u - clamp(e, 127u, 150u)), m << (clamp(e, 150u, 158u) - 150u), e >= 150u);
+  v = mix(v, 0u, e < 127u);
+  v = mix(v, 0xFFFFFFFFu, x >= 0x4F800000u);
+  return mix(v, 0u, (x & 0x7FFFFFFFu) > 0x7F800000u || (x & 0x80000000u) != 0u);
 }
 )"},
-HelperDef{"gc_f32_to_i32", {"gc_f32_is_nan"}, R"(uint gc_f32_to_i32(uint x) {
-  if (gc_f32_is_nan(x)) return 0u;
+HelperDef{"gc_f32_to_i32", {}, R"(uint gc_f32_to_i32(uint x) {
   uint mag = x & 0x7FFFFFFFu;
   bool neg = (x & 0x80000000u) != 0u;
-  if (mag >= 0x4F000000u) return neg ? 0x80000000u : 0x7FFFFFFFu;
   uint e = mag >> 23u;
-  if (e < 127u) return 0u;
   uint m = (mag & 0x007FFFFFu) | 0x00800000u;
-  uint v = e >= 150u ? m << (e - 150u) : m >> (150u - e);
-  return neg ? 0u - v : v;
+  uint v = mix(m >> (150u - clamp(e, 127u, 150u)), m << (clamp(e, 150u, 157u) - 150u), e >= 150u);
+  v = mix(v, 0u, e < 127u);
+  v = mix(v, 0u - v, neg);
+  v = mix(v, mix(0x7FFFFFFFu, 0x80000000u, neg), mag >= 0x4F000000u);
+  return mix(v, 0u, mag > 0x7F800000u);
 }
 )"},
 HelperDef{"gc_u32_to_f32", {}, R"(// round to nearest even
 uint gc_u32_to_f32(uint v) {
-  if (v == 0u) return 0u;
   int msb = findMSB(v);
   uint e = uint(msb + 127) << 23u;
-  if (msb <= 23) return e | ((v << uint(23 - msb)) & 0x007FFFFFu);
-  uint sh = uint(msb - 23);
+  uint exact = e | ((v << uint(clamp(23 - msb, 0, 31))) & 0x007FFFFFu);
+  uint sh = uint(clamp(msb - 23, 1, 8));
   uint m = v >> sh;
   uint rest = v & ((1u << sh) - 1u);
   uint half_ = 1u << (sh - 1u);
-  uint r = e + (m & 0x007FFFFFu);
-  if (rest > half_ || (rest == half_ && (m & 1u) != 0u)) r += 1u;
-  return r;
+  uint up = (uint(rest > half_) | (uint(rest == half_) & m)) & 1u;
+  uint r = mix(e + (m & 0x007FFFFFu) + up, exact, msb <= 23);
+  return mix(r, 0u, v == 0u);
 }
 )"},
 HelperDef{"gc_i32_to_f32", {"gc_u32_to_f32"}, R"(uint gc_i32_to_f32(uint v) {
   bool neg = int(v) < 0;
-  return (neg ? 0x80000000u : 0u) | gc_u32_to_f32(neg ? 0u - v : v);
+  return mix(0u, 0x80000000u, neg) | gc_u32_to_f32(mix(v, 0u - v, neg));
 }
 )"},
 // ---- transcendentals: specials decided on the bits; the value computed in double by argument
@@ -546,48 +540,49 @@ HelperDef{"gc_f32_tanh", {"gc_f32_is_nan", "gc_f32_to_f64", "gc_f64_to_f32", "gc
 )"},
 // ---- integers
 HelperDef{"gc_i32_div", {}, R"(uint gc_i32_div(uint a, uint b, uint site) {
-  if (b == 0u) { gc_trap(site, 1u); return 0u; }
-  if (a == 0x80000000u && b == 0xFFFFFFFFu) { gc_trap(site, 3u); return 0u; }
-  uint ua = int(a) < 0 ? 0u - a : a;
-  uint ub = int(b) < 0 ? 0u - b : b;
-  uint q = ua / ub;
-  return ((a ^ b) & 0x80000000u) != 0u ? 0u - q : q;
+  bool overflow = a == 0x80000000u && b == 0xFFFFFFFFu;
+  if (b == 0u) gc_trap(site, 1u);
+  if (overflow) gc_trap(site, 3u);
+  uint ua = mix(a, 0u - a, int(a) < 0);
+  uint ub = mix(b, 0u - b, int(b) < 0);
+  uint q = ua / max(ub, 1u);
+  q = mix(q, 0u - q, ((a ^ b) & 0x80000000u) != 0u);
+  return mix(q, 0u, b == 0u || overflow);
 }
 )"},
 HelperDef{"gc_i32_mod", {}, R"(uint gc_i32_mod(uint a, uint b, uint site) {
-  if (b == 0u) { gc_trap(site, 2u); return 0u; }
-  if (a == 0x80000000u && b == 0xFFFFFFFFu) { gc_trap(site, 4u); return 0u; }
-  uint ua = int(a) < 0 ? 0u - a : a;
-  uint ub = int(b) < 0 ? 0u - b : b;
-  uint r = ua % ub;
-  return int(a) < 0 ? 0u - r : r;
+  bool overflow = a == 0x80000000u && b == 0xFFFFFFFFu;
+  if (b == 0u) gc_trap(site, 2u);
+  if (overflow) gc_trap(site, 4u);
+  uint ua = mix(a, 0u - a, int(a) < 0);
+  uint ub = mix(b, 0u - b, int(b) < 0);
+  uint r = ua % max(ub, 1u);
+  r = mix(r, 0u - r, int(a) < 0);
+  return mix(r, 0u, b == 0u || overflow);
 }
 )"},
 HelperDef{"gc_i32_saturating_add", {}, R"(uint gc_i32_saturating_add(uint a, uint b) {
   uint r = a + b;
-  if (((a ^ r) & (b ^ r) & 0x80000000u) != 0u) return int(a) < 0 ? 0x80000000u : 0x7FFFFFFFu;
-  return r;
+  return mix(r, mix(0x7FFFFFFFu, 0x80000000u, int(a) < 0), ((a ^ r) & (b ^ r) & 0x80000000u) != 0u);
 }
 )"},
 HelperDef{"gc_i32_saturating_sub", {}, R"(uint gc_i32_saturating_sub(uint a, uint b) {
   uint r = a - b;
-  if (((a ^ b) & (a ^ r) & 0x80000000u) != 0u) return int(a) < 0 ? 0x80000000u : 0x7FFFFFFFu;
-  return r;
+  return mix(r, mix(0x7FFFFFFFu, 0x80000000u, int(a) < 0), ((a ^ b) & (a ^ r) & 0x80000000u) != 0u);
 }
 )"},
 HelperDef{"gc_u32_saturating_mul", {}, R"(uint gc_u32_saturating_mul(uint a, uint b) {
   uint hi;
   uint lo;
   umulExtended(a, b, hi, lo);
-  return hi != 0u ? 0xFFFFFFFFu : lo;
+  return mix(lo, 0xFFFFFFFFu, hi != 0u);
 }
 )"},
 HelperDef{"gc_i32_saturating_mul", {}, R"(uint gc_i32_saturating_mul(uint a, uint b) {
   int hi;
   int lo;
   imulExtended(int(a), int(b), hi, lo);
-  if (hi != (lo >> 31)) return ((a ^ b) & 0x80000000u) != 0u ? 0x80000000u : 0x7FFFFFFFu;
-  return uint(lo);
+  return mix(uint(lo), mix(0x7FFFFFFFu, 0x80000000u, ((a ^ b) & 0x80000000u) != 0u), hi != (lo >> 31));
 }
 )"},
 HelperDef{"gc_mul_high", {}, R"(uint gc_mul_high(uint a, uint b) {

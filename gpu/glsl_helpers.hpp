@@ -6,13 +6,17 @@
 //    with integer code, compute in double (exact for mul; correctly rounded otherwise, and the double
 //    rounding to binary32 is innocuous for + - * / sqrt), and round back to binary32 with integer code
 //    (round to nearest even, tininess after rounding, then flush-to-zero and canonical NaN). IEEE
-//    special cases (NaN, infinities, signed zeros) are decided on the bits before any float instruction,
-//    so neither denormal flushing nor missing SignedZeroInfNanPreserve can change a result;
+//    special cases (NaN, infinities, signed zeros) are decided on the bits and their word is selected
+//    over the double result, which is then unused, so neither denormal flushing nor missing
+//    SignedZeroInfNanPreserve can change a result;
 //  - transcendentals call the GLSL built-in for finite in-domain operands only (Vulkan does not define
 //    their precision exactly; the comparison uses the operator table's ULP bound) and decide NaN,
 //    infinities and domain errors on the bits.
 // Every helper assumes canonical f32 operands (the lowering canonicalises loads and literals, and
-// every f32 result is canonical), so no subnormal ever reaches a float instruction.
+// every f32 result is canonical), so no subnormal ever reaches a float instruction whose result is used.
+// The arithmetic, comparison, rounding and cast helpers have no branches: every special case is a
+// `mix(…, bool)` (OpSelect), because a driver that compiles control flow as masked vector code (lavapipe)
+// pays for each branch; only a trap stays under an `if`.
 
 #include <string>
 #include <string_view>

@@ -321,7 +321,7 @@ class Lowerer {
         const std::string c = operand(e.operands[0]);
         const std::string a = operand(e.operands[1]);
         const std::string b = operand(e.operands[2]);
-        return temp(fmt::format("{} ? {} : {}", truthy(c, type(e.operands[0])), a, b));
+        return temp(fmt::format("mix({}, {}, {})", b, a, truthy(c, type(e.operands[0]))));
       }
       case ExprKind::Cast: return cast(e);
       case ExprKind::Fma: {
@@ -425,7 +425,7 @@ class Lowerer {
         else if (is_nonzero_literal(e.operands[1]))
           v = fmt::format("{} / {}", a, b);
         else
-          v = fmt::format("{} == 0u ? 0xFFFFFFFFu : {} / max({}, 1u)", b, a, b);
+          v = fmt::format("mix({} / max({}, 1u), 0xFFFFFFFFu, {} == 0u)", a, b, b);
         break;
       case BinOp::Mod:
         if (f)
@@ -435,7 +435,7 @@ class Lowerer {
         else if (is_nonzero_literal(e.operands[1]))
           v = fmt::format("{} % {}", a, b);
         else
-          v = fmt::format("{} == 0u ? 0u : {} % max({}, 1u)", b, a, b);
+          v = fmt::format("mix({} % max({}, 1u), 0u, {} == 0u)", a, b, b);
         break;
       case BinOp::WrappingAdd: v = fmt::format("{} + {}", a, b); break;
       case BinOp::WrappingSub: v = fmt::format("{} - {}", a, b); break;
@@ -453,8 +453,8 @@ class Lowerer {
       case BinOp::And: v = fmt::format("uint({} != 0u && {} != 0u)", a, b); break;
       case BinOp::Or: v = fmt::format("uint({} != 0u || {} != 0u)", a, b); break;
       case BinOp::AbsDiff:
-        v = i ? fmt::format("int({}) > int({}) ? {} - {} : {} - {}", a, b, a, b, b, a)
-              : fmt::format("{} > {} ? {} - {} : {} - {}", a, b, a, b, b, a);
+        v = i ? fmt::format("mix({} - {}, {} - {}, int({}) > int({}))", b, a, a, b, a, b)
+              : fmt::format("mix({} - {}, {} - {}, {} > {})", b, a, a, b, a, b);
         break;
       case BinOp::Min:
         v = f ? f32_call("gc_f32_min", a, b) : i ? fmt::format("uint(min(int({}), int({})))", a, b) : fmt::format("min({}, {})", a, b);
@@ -463,10 +463,10 @@ class Lowerer {
         v = f ? f32_call("gc_f32_max", a, b) : i ? fmt::format("uint(max(int({}), int({})))", a, b) : fmt::format("max({}, {})", a, b);
         break;
       case BinOp::SaturatingAdd:
-        v = i ? call("gc_i32_saturating_add", {a, b}) : fmt::format("{} + {} < {} ? 0xFFFFFFFFu : {} + {}", a, b, a, a, b);
+        v = i ? call("gc_i32_saturating_add", {a, b}) : fmt::format("mix({} + {}, 0xFFFFFFFFu, {} + {} < {})", a, b, a, b, a);
         break;
       case BinOp::SaturatingSub:
-        v = i ? call("gc_i32_saturating_sub", {a, b}) : fmt::format("{} > {} ? {} - {} : 0u", a, b, a, b);
+        v = i ? call("gc_i32_saturating_sub", {a, b}) : fmt::format("mix(0u, {} - {}, {} > {})", a, b, a, b);
         break;
       case BinOp::SaturatingMul: v = call(i ? "gc_i32_saturating_mul" : "gc_u32_saturating_mul", {a, b}); break;
       case BinOp::RotateLeft: v = fmt::format("({} << ({} & 31u)) | ({} >> ((32u - ({} & 31u)) & 31u))", a, b, a, b); break;
@@ -503,10 +503,10 @@ class Lowerer {
       case UnOp::LogicalNot: v = fmt::format("uint({} == 0u)", x); break;
       case UnOp::Popcount: v = fmt::format("uint(bitCount({}))", x); break;
       case UnOp::Clz: v = fmt::format("uint(31 - findMSB({}))", x); break;
-      case UnOp::Ctz: v = fmt::format("{} == 0u ? 32u : uint(findLSB({}))", x, x); break;
+      case UnOp::Ctz: v = fmt::format("mix(uint(findLSB({})), 32u, {} == 0u)", x, x); break;
       case UnOp::ReverseBits: v = fmt::format("bitfieldReverse({})", x); break;
       case UnOp::Abs:
-        v = f ? x + " & 0x7FFFFFFFu" : t == ScalarType::I32 ? fmt::format("int({}) < 0 ? 0u - {} : {}", x, x, x) : x;
+        v = f ? x + " & 0x7FFFFFFFu" : t == ScalarType::I32 ? fmt::format("mix({}, 0u - {}, int({}) < 0)", x, x, x) : x;
         break;
       case UnOp::Sqrt: v = f32_helper("gc_f32_sqrt"); break;
       case UnOp::InverseSqrt: v = f32_helper("gc_f32_inverse_sqrt"); break;
@@ -555,7 +555,7 @@ class Lowerer {
         return x;  // u32 <-> i32 reinterpret; bool is already 0/1
       case ScalarType::Bool: return temp(fmt::format("uint({})", truthy(x, from)));
       case ScalarType::F32:
-        if (from == ScalarType::Bool) return temp(fmt::format("{} != 0u ? 0x3F800000u : 0u", x));
+        if (from == ScalarType::Bool) return temp(fmt::format("mix(0u, 0x3F800000u, {} != 0u)", x));
         return temp(call(from == ScalarType::U32 ? "gc_u32_to_f32" : "gc_i32_to_f32", {x}));
     }
     GC_ICE("unknown cast target");

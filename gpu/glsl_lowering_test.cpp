@@ -123,7 +123,7 @@ TEST(Gpu_Lowering, HiddenLiteralsStayHiddenWhereTheyBecomeValuesAndAreConstantsW
         uint t4 = 0u;
         if (t3 < 64u) t4 = b_in.data[t3];
         uint t5 = uint(7u < t4);
-        uint t6 = t5 != 0u ? (1065353216u ^ gc.zero) : (2147483648u ^ gc.zero);
+        uint t6 = mix((2147483648u ^ gc.zero), (1065353216u ^ gc.zero), t5 != 0u);
         if (t2 < 64u) b_out.data[t2] = t6;
       }
     }
@@ -174,21 +174,25 @@ void gc_trap(uint site, uint kind) {
 }
 
 uint gc_i32_div(uint a, uint b, uint site) {
-  if (b == 0u) { gc_trap(site, 1u); return 0u; }
-  if (a == 0x80000000u && b == 0xFFFFFFFFu) { gc_trap(site, 3u); return 0u; }
-  uint ua = int(a) < 0 ? 0u - a : a;
-  uint ub = int(b) < 0 ? 0u - b : b;
-  uint q = ua / ub;
-  return ((a ^ b) & 0x80000000u) != 0u ? 0u - q : q;
+  bool overflow = a == 0x80000000u && b == 0xFFFFFFFFu;
+  if (b == 0u) gc_trap(site, 1u);
+  if (overflow) gc_trap(site, 3u);
+  uint ua = mix(a, 0u - a, int(a) < 0);
+  uint ub = mix(b, 0u - b, int(b) < 0);
+  uint q = ua / max(ub, 1u);
+  q = mix(q, 0u - q, ((a ^ b) & 0x80000000u) != 0u);
+  return mix(q, 0u, b == 0u || overflow);
 }
 
 uint gc_i32_mod(uint a, uint b, uint site) {
-  if (b == 0u) { gc_trap(site, 2u); return 0u; }
-  if (a == 0x80000000u && b == 0xFFFFFFFFu) { gc_trap(site, 4u); return 0u; }
-  uint ua = int(a) < 0 ? 0u - a : a;
-  uint ub = int(b) < 0 ? 0u - b : b;
-  uint r = ua % ub;
-  return int(a) < 0 ? 0u - r : r;
+  bool overflow = a == 0x80000000u && b == 0xFFFFFFFFu;
+  if (b == 0u) gc_trap(site, 2u);
+  if (overflow) gc_trap(site, 4u);
+  uint ua = mix(a, 0u - a, int(a) < 0);
+  uint ub = mix(b, 0u - b, int(b) < 0);
+  uint r = ua % max(ub, 1u);
+  r = mix(r, 0u - r, int(a) < 0);
+  return mix(r, 0u, b == 0u || overflow);
 }
 
 void main() {
@@ -253,12 +257,12 @@ TEST(Gpu_Lowering, UniformIsAReadonlyStd430StorageBufferAndF32GoesThroughExactHe
     if (1u < 4u) t5 = gc_canon(b_params.data[1u]);
     uint t6 = gc_f32_mul(t4, t5);
     uint t7 = gc_f32_add(t6, (0x3FC00000u ^ gc.zero));
-    uint t8 = t1 != 0u ? t3 : t7;
+    uint t8 = mix(t7, t3, t1 != 0u);
     if (gl_GlobalInvocationID.x < 8u) b_y.data[gl_GlobalInvocationID.x] = t8;
   }
 }
 )glsl");
-  EXPECT_EQ(s.helpers, (std::vector<std::string>{"gc_canon", "gc_f32_is_nan", "gc_f32_to_f64", "gc_f64_to_f32", "gc_f32_add",
+  EXPECT_EQ(s.helpers, (std::vector<std::string>{"gc_canon", "gc_f32_to_f64", "gc_f64_to_f32", "gc_f32_add",
                                                  "gc_f32_mul", "gc_f32_sqrt", "gc_f32_key", "gc_f32_lt"}));
   EXPECT_TRUE(s.needs_float64);
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -190,6 +191,75 @@ TEST_F(Gpu_OperatorEdges, F32UnaryOperatorsOnRandomWordsStayWithinTheTableBound)
   }
 }
 
+/// `w` with its biased exponent replaced by `e` (1..254).
+std::uint32_t with_exponent(std::uint32_t w, std::uint32_t e) { return (w & 0x807FFFFFu) | (e << 23); }
+
+// The f32 helpers compute every special case and the rounded double result and select between them, so
+// a wrong priority or a wrong rounding shows only on some operand pairs: pairs of random words, a
+// quarter with exponents one apart (cancellation, midpoints), a quarter whose product or quotient lands
+// near the subnormal range (tininess after rounding, flush), a quarter near overflow.
+TEST_F(Gpu_OperatorEdges, F32BinaryOperatorsOnRandomWordPairsMatchTheReference) {
+  const std::vector<std::uint32_t> a = splitmix64_words(0xBB67AE8584CAA73Bull, 1u << 15);
+  const std::vector<std::uint32_t> c = splitmix64_words(0x3C6EF372FE94F82Bull, 1u << 15);
+  std::vector<std::uint32_t> ls(a.size()), rs(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ls[i] = a[i];
+    rs[i] = c[i];
+    const std::uint32_t el = 1u + (a[i] >> 23 & 0xFFu) % 254u;
+    switch (i % 4) {
+      case 1: ls[i] = with_exponent(a[i], el); rs[i] = with_exponent(c[i], el == 254u ? 253u : el + (c[i] & 1u)); break;
+      case 2: ls[i] = with_exponent(a[i], 40u + (a[i] >> 24) % 48u); rs[i] = with_exponent(c[i], 40u + (c[i] >> 24) % 48u); break;
+      case 3: ls[i] = with_exponent(a[i], 200u + (a[i] >> 24) % 54u); rs[i] = with_exponent(c[i], 100u + (c[i] >> 24) % 54u); break;
+      default: break;
+    }
+  }
+  // Results at the bottom of the normal range: (1 - 2^-24) * 2^-126 is the midpoint that rounds up to
+  // the smallest normal, (1 - 2^-23) * 2^-126 is subnormal (flushed), and a difference of 2^-149.
+  for (auto [l, r] : {std::pair{0x3F7FFFFFu, 0x00800000u}, {0xBF7FFFFFu, 0x00800000u}, {0x3F7FFFFEu, 0x00800000u},
+                      {0x00800001u, 0x80800000u}, {0x3F000001u, 0x00FFFFFFu}}) {
+    ls.push_back(l);
+    rs.push_back(r);
+  }
+  for (const BinOpInfo& row : all_bin_ops()) {
+    const std::optional<ScalarType> result = result_type(row.op, ScalarType::F32);
+    if (!result) continue;
+    Builder b({64, 1, 1});
+    auto lb = b.read("l", 0, ScalarType::F32);
+    auto rb = b.read("r", 1, ScalarType::F32);
+    auto out = b.output("out", 2, *result, static_cast<std::uint32_t>(ls.size()));
+    Program p = b.wrapped({b.store(out, b.gid(), b.bin(row.op, b.load(lb, b.gid()), b.load(rb, b.gid())))});
+    const auto got = run(p, ls.size(), {ls, rs});
+    ASSERT_EQ(got.size(), 1u);
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      const ScalarResult want =
+          eval_binary(row.op, ScalarType::F32, load_word(ScalarType::F32, ls[i]), load_word(ScalarType::F32, rs[i]));
+      ASSERT_TRUE(want.ok());
+      check(fmt::format("{}(f32) 0x{:08X}, 0x{:08X}", row.mnemonic, ls[i], rs[i]), want.bits, got[0][i],
+            *result == ScalarType::F32, row.f32);
+    }
+  }
+}
+
+TEST_F(Gpu_OperatorEdges, CastsOfRandomWordsMatchTheReference) {
+  std::vector<std::uint32_t> xs = splitmix64_words(0xA54FF53A5F1D36F1ull, 1u << 15);
+  for (std::size_t i = 0; i < xs.size(); i += 2) xs[i] = with_exponent(xs[i], 120u + (xs[i] >> 26));  // |x| near 2^0..2^63
+  const ScalarType types[] = {ScalarType::U32, ScalarType::I32, ScalarType::F32};
+  for (ScalarType from : types) {
+    for (ScalarType to : types) {
+      if (from == to || (from != ScalarType::F32 && to != ScalarType::F32)) continue;
+      Builder b({64, 1, 1});
+      auto xb = b.read("x", 0, from);
+      auto out = b.output("out", 1, to, static_cast<std::uint32_t>(xs.size()));
+      Program p = b.wrapped({b.store(out, b.gid(), b.cast(to, b.load(xb, b.gid())))});
+      const auto got = run(p, xs.size(), {xs});
+      ASSERT_EQ(got.size(), 1u);
+      for (std::size_t i = 0; i < xs.size(); ++i)
+        check(fmt::format("cast<{}>({} 0x{:08X})", name_of(to), name_of(from), xs[i]),
+              eval_cast(to, from, load_word(from, xs[i])), got[0][i], false, {});
+    }
+  }
+}
+
 TEST_F(Gpu_OperatorEdges, EveryCastMatchesTheReference) {
   const ScalarType types[] = {ScalarType::U32, ScalarType::I32, ScalarType::Bool, ScalarType::F32};
   for (ScalarType from : types) {
@@ -227,6 +297,16 @@ TEST_F(Gpu_OperatorEdges, FmaRoundsOnceLikeTheReference) {
     as.push_back(one_plus_ulp);
     bs.push_back(one_plus_ulp);
     cs.push_back(c);
+  }
+  // Random triples whose product and addend are within a few binades (cancellation, midpoints), and
+  // some whose result is near the subnormal range.
+  const std::vector<std::uint32_t> r = splitmix64_words(0x510E527FADE682D1ull, 3u << 13);
+  for (std::size_t i = 0; i + 2 < r.size(); i += 3) {
+    const std::uint32_t ea = 100u + (r[i] >> 24) % 54u, eb = 100u + (r[i + 1] >> 24) % 54u;
+    const std::uint32_t ep = (i % 2 == 0) ? ea + eb - 127u : 1u + (r[i + 2] >> 25) % 8u;
+    as.push_back(with_exponent(r[i], (i % 2 == 0) ? ea : 64u + (r[i] >> 29)));
+    bs.push_back(with_exponent(r[i + 1], (i % 2 == 0) ? eb : 64u - (r[i + 1] >> 29)));
+    cs.push_back(with_exponent(r[i + 2], ep + (r[i + 2] & 3u)));
   }
   Builder b({64, 1, 1});
   auto ab = b.read("a", 0, ScalarType::F32);

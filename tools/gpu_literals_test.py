@@ -7,9 +7,9 @@ usage: gpu_literals_test.py GRIDCHECK WORK_DIR TEST
 dump       `run --split gpu --dump-glsl`: visible shaders hold no gc.zero; hidden ones (and the default's) XOR
            every literal that becomes a value with it and leave the one that only steers (a branch condition)
            a constant; all-hidden ones XOR that one too; all match R
-mesa_fold  `out[0] = floor(0.0)`: hidden matches R on any device; visible diverges with -0.0 on Mesa's
-           lavapipe (its constant folding through gc_f32_floor gives the wrong sign: why literals are hidden
-           by default)
+mesa_fold  `out[i] = select(in[i] > 5, 1.0, -0.0)`: hidden matches R on any device; visible diverges with
+           +0.0 for -0.0 on Mesa's lavapipe (its constant folding takes the select of the words of 1.0 and
+           -0.0 for a bool-to-float conversion: why literals are hidden by default)
 """
 
 import glob
@@ -40,15 +40,18 @@ kernel {
 input in = [1, 2, 3, 4, 5, 6, 7, 8]
 """
 
-FLOOR_OF_ZERO = """case "floor_of_a_literal_zero"
-workgroup_size 1 1 1
+SELECT_OF_MINUS_ZERO = """case "select_of_one_and_minus_zero"
+workgroup_size 4 1 1
 grid 1 1 1
 
-buffer out: f32[4] write_only binding 0
+buffer in: u32[4] read binding 0
+buffer out: f32[4] write_only binding 1 output
 
 kernel {
-  out[0] = floor(0.0)
+  out[gid.x] = select(in[gid.x] > 5, 1.0, -0.0)
 }
+
+input in = [1, 9, 3, 7]
 """
 
 
@@ -107,7 +110,7 @@ def test_dump():
 
 
 def test_mesa_fold():
-    case = write_case("floor", FLOOR_OF_ZERO)
+    case = write_case("select", SELECT_OF_MINUS_ZERO)
     hidden = run(case, "hidden")
     check(hidden.returncode == 0 and "match" in hidden.stdout,
           f"hidden: exit {hidden.returncode}, expected a match\n{hidden.stdout}{hidden.stderr}")
