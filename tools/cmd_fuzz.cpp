@@ -54,6 +54,7 @@ struct FuzzArgs {
   std::uint64_t max_cases = 0;
   int max_divergence_features = -1;  ///< -1: 0 (any combination) when only sound is fuzzed, else 2
   std::string target = "program";
+  std::uint32_t inputs_per_program = 1;
   std::string mutant;
   bool no_shrink = false;
   bool json = false;
@@ -151,6 +152,12 @@ int run_fuzz(const FuzzArgs& args) {
                                    args.planner.timeout_seconds);
   if (args.limits.fuel != 0) options.command += fmt::format(" --fuel {}", args.limits.fuel);
   if (args.backend.backend != "cpu" && args.backend.literals != "hidden") options.command += " --gpu-literals " + args.backend.literals;
+  if (args.inputs_per_program < 1 || (args.inputs_per_program > 1 && args.target != "program")) {
+    std::fprintf(stderr, "gridcheck fuzz: --inputs-per-program must be at least 1, and 1 with --target dag\n");
+    return kExitBadInput;
+  }
+  options.inputs_per_program = args.inputs_per_program;
+  if (args.inputs_per_program > 1) options.command += fmt::format(" --inputs-per-program {}", args.inputs_per_program);
   // --target dag [--mutant M]: the first profile's megakernel rule (or its mutant) fuses the DAGs.
   std::optional<planner::Profile> mutant;
   if (args.target != "program" && args.target != "dag") {
@@ -178,10 +185,12 @@ int run_fuzz(const FuzzArgs& args) {
     options.command += " --target dag";
   }
 
-  std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s%s, features %s, %u job%s, %s\n",
+  std::fprintf(stderr, "gridcheck fuzz: seed %llu, shard %u/%u, profiles %s%s, features %s%s, %u job%s, %s\n",
                static_cast<unsigned long long>(options.seed), options.shard_index, options.shard_count,
                profile_list.c_str(), gpu ? fmt::format(", H-gpu on {} (literals {}{})", gpu->device_name(), gpu::name_of(gpu->literal_policy()),
-                                       gpu->devices() > 1 ? fmt::format(", {} devices", gpu->devices()) : std::string()).c_str() : "", props::describe(*features).c_str(), options.jobs, options.jobs == 1 ? "" : "s",
+                                       gpu->devices() > 1 ? fmt::format(", {} devices", gpu->devices()) : std::string()).c_str() : "", props::describe(*features).c_str(),
+               args.inputs_per_program > 1 ? fmt::format(", {} input sets per program", args.inputs_per_program).c_str() : "",
+               options.jobs, options.jobs == 1 ? "" : "s",
                args.seconds > 0 ? fmt::format("{:g} s", args.seconds).c_str() : "no time limit");
   std::fprintf(stderr, "  replay this campaign: %s%s\n", options.command.c_str(),
                args.seconds > 0 ? fmt::format(" --seconds {:g}", args.seconds).c_str() : "");
@@ -237,6 +246,7 @@ int run_fuzz(const FuzzArgs& args) {
                         {"shard", args.shard},
                         {"profiles", profile_list},
                         {"features", props::describe(*features)},
+                        {"inputs_per_program", args.inputs_per_program},
                         {"cases", p.cases},
                         {"seconds", p.elapsed_seconds},
                         {"verdicts", p.verdicts},
@@ -316,6 +326,10 @@ void register_fuzz(CLI::App& root, int& exit_code) {
   cmd->add_option("--target", args->target,
                   "what to generate: program (default) or dag (random wave DAGs fused by the first profile's "
                   "megakernel rule, also compared with the waves run one by one)");
+  cmd->add_option("--inputs-per-program", args->inputs_per_program,
+                  "K: every K consecutive cases share one generated program and differ in their input bytes, so a "
+                  "driver compiles each program's shaders once for K cases (default 1: every case a new program; "
+                  "--target program only; docs/campaigns.md#inputs-per-program)");
   cmd->add_option("--mutant", args->mutant,
                   "with --target dag: fuse with this megakernel mutant of the first profile (props/megakernel_mutants)");
   add_backend_options(cmd, args->backend, /*allow_auto=*/false);

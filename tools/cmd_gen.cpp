@@ -22,6 +22,7 @@
 #include "ir/text/printer.hpp"
 #include "ir/validate/validator.hpp"
 #include "props/campaign/campaign.hpp"
+#include "props/campaign/case_choices.hpp"
 #include "props/campaign/dag_campaign.hpp"
 #include "props/gen/case_generator.hpp"
 #include "props/gen/case_shapes.hpp"
@@ -42,6 +43,7 @@ struct GenArgs {
   std::string target = "program";
   std::vector<std::string> profiles;
   int max_divergence_features = -1;  ///< -1: 0 (any combination) when only sound, else 2 (as fuzz)
+  std::uint32_t inputs_per_program = 1;
   unsigned jobs = 1;
 };
 
@@ -57,6 +59,10 @@ int run_gen(const GenArgs& args) {
   if (!features) {
     std::fprintf(stderr, "gridcheck gen: unknown feature in '%s' (names: %s, or all, benign, divergence)\n",
                  args.features.c_str(), props::describe(props::kAllFeatures).c_str());
+    return kExitBadInput;
+  }
+  if (args.inputs_per_program < 1 || (args.inputs_per_program > 1 && args.target != "program")) {
+    std::fprintf(stderr, "gridcheck gen: --inputs-per-program must be at least 1, and 1 with --target dag\n");
     return kExitBadInput;
   }
   if (args.target != "program" && args.target != "dag") {
@@ -101,7 +107,8 @@ int run_gen(const GenArgs& args) {
   auto worker = [&] {
     for (std::uint64_t i = next++; i < args.count; i = next++) {
       const std::uint64_t seed = props::case_seed(args.seed, i);
-      props::ChoiceSource choices = props::ChoiceSource::random(seed);
+      props::ChoiceSource choices = args.target == "dag" ? props::ChoiceSource::random(seed)
+                                                         : props::campaign_case_choices(args.seed, i, args.inputs_per_program, generator);
       ir::Case c;
       props::FeatureMask mask = 0;
       if (args.target == "dag") {
@@ -111,7 +118,8 @@ int run_gen(const GenArgs& args) {
         mask = g.features;
         c = std::move(g.test_case);
       }
-      c.meta.emplace_back("gen", fmt::format("seed {} index {} target {}", args.seed, i, args.target));
+      c.meta.emplace_back("gen", fmt::format("seed {} index {} target {}{}", args.seed, i, args.target,
+                                             args.inputs_per_program > 1 ? fmt::format(" inputs_per_program {}", args.inputs_per_program) : ""));
       c.meta.emplace_back("case_seed", std::to_string(seed));
       const ir::Diagnostics diagnostics = ir::validate(c.program);
       const props::CaseReport report = props::evaluate_case(c, oracle);
@@ -192,6 +200,8 @@ void register_gen(CLI::App& root, int& exit_code) {
                   "generator features that may be switched on: comma-separated names, or all (default), benign, "
                   "divergence, read left to right; -NAME removes one (all,-loop_start)");
   cmd->add_option("--target", args->target, "program (default) or dag (fused wave DAGs, as fuzz --target dag)");
+  cmd->add_option("--inputs-per-program", args->inputs_per_program,
+                  "K: case i has the program of case i - i % K and inputs of its own, as fuzz --inputs-per-program (default 1)");
   cmd->add_option("--profile", args->profiles, "planner profile(s) whose H-cpu verdicts are recorded (default sound; 'all')");
   cmd->add_option("--max-divergence-features", args->max_divergence_features,
                   "at most this many divergence features per case, 0 = any combination (default: 0 when only the "

@@ -17,6 +17,7 @@
 #include "ir/text/printer.hpp"
 #include "planner/segment_plan.hpp"
 #include "props/campaign/campaign_state.hpp"
+#include "props/campaign/case_choices.hpp"
 #include "props/oracle/divergence_class.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/expectations.hpp"
@@ -156,7 +157,9 @@ class Campaign {
 
   void run_case(std::uint64_t index) {
     const std::uint64_t seed = case_seed(options_.seed, index);
-    ChoiceSource choices = ChoiceSource::random(seed);
+    ChoiceSource choices = options_.target.generate
+                               ? ChoiceSource::random(seed)
+                               : campaign_case_choices(options_.seed, index, options_.inputs_per_program, options_.generator);
     std::optional<PhaseScope> generating(std::in_place, Phase::Generate);
     const ir::Case c = generate(choices);
     generating.reset();

@@ -46,6 +46,9 @@ struct CampaignOptions {
   std::uint64_t seed = 1;
   GeneratorConfig generator;
   CampaignTarget target;           ///< default: generated programs
+  /// K consecutive cases share a program and differ in their inputs (props/campaign/case_choices.hpp);
+  /// the default target only (1 = every case a new program).
+  std::uint32_t inputs_per_program = 1;
   /// Profiles, H-cpu / H-gpu. Generated cases need few steps, and shrinking can create huge loops
   /// (a loop bound replaced by one of its operands), so campaigns use a small instruction budget.
   OracleOptions oracle = [] {

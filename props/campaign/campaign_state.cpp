@@ -26,6 +26,7 @@ std::string campaign_configuration(const CampaignOptions& o) {
   j["features"] = describe(o.generator.allowed);
   j["forced"] = describe(o.generator.forced);
   j["max_divergence_features"] = o.generator.max_divergence_features;
+  if (o.inputs_per_program > 1) j["inputs_per_program"] = o.inputs_per_program;  // absent: states before it resume
   j["limits"] = fmt::format("segments {} ops {} nesting {} depth {} workgroups {} size {}", o.generator.max_segments,
                             o.generator.max_ops_per_segment, o.generator.max_nesting, o.generator.max_expr_depth,
                             o.generator.max_workgroups, o.generator.max_workgroup_size);

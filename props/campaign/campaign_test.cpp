@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "ir/text/case_file.hpp"
+#include "props/campaign/campaign_state.hpp"
 #include "props/oracle/evaluate_case.hpp"
 #include "props/oracle/expectations.hpp"
 #include "props/reduce/case_reducer.hpp"
@@ -59,6 +60,35 @@ INSTANTIATE_TEST_SUITE_P(
                       ClassCase{Feature::OutputByteRange, "G3"}, ClassCase{Feature::FenceUnderControlFlow, "G5"},
                       ClassCase{Feature::WriteOnlyMultiSegment, "F1"}),
     [](const auto& info) { return std::string(name_of(info.param.feature)); });
+
+// With several input sets per program, a failing case's recorded choices still regenerate it, so it
+// shrinks and its saved form fails as the campaign saw it.
+TEST(Props_Campaign, WithSeveralInputSetsPerProgramAFailureShrinksToTheClass) {
+  CampaignOptions options;
+  options.oracle.profiles = {&planner::vyre_0_7_2()};
+  options.seed = 7;
+  options.seconds = 0;
+  options.max_cases = 300;
+  options.inputs_per_program = 4;
+  options.generator.allowed = kBenignFeatures | bit(Feature::RwWrittenUnread);
+  options.generator.forced = bit(Feature::RwWrittenUnread);
+  options.shrink_attempts = 600;
+  EXPECT_NE(campaign_configuration(options).find("\"inputs_per_program\":4"), std::string::npos);
+  const CampaignResult result = run_campaign(options);
+  EXPECT_EQ(result.progress.cases, 300u);
+  bool found = false;
+  for (const CampaignFailure& f : result.failures) {
+    EXPECT_NE(f.blame, "generator") << f.signature;
+    if (f.divergence_class.find('A') == std::string::npos) continue;
+    found = true;
+    EXPECT_LE(f.statements_after, 14u) << f.signature;
+    CaseReport report;
+    EXPECT_TRUE(case_failure(f.shrunk, options.oracle, report).has_value()) << f.signature;
+  }
+  EXPECT_TRUE(found) << result.failures.size() << " unique failures";
+  options.inputs_per_program = 1;
+  EXPECT_EQ(campaign_configuration(options).find("inputs_per_program"), std::string::npos);
+}
 
 TEST(Props_Campaign, BenignCampaignFindsNothing) {
   CampaignOptions options;

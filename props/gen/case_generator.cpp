@@ -49,6 +49,7 @@ GeneratedCase generate_case(ChoiceSource& choices, const GeneratorConfig& config
   // both are defined in the IR (docs/semantics.md §3.4) and the split must keep that behaviour.
   tc.oob = ir::MemoryCheck::Defined;
   tc.uninit = ir::MemoryCheck::Defined;
+  out.program_draws = s.c.draws();
   casegen::add_inputs(s, tc);
   tc.name = fmt::format("gen-{:016x}", ir::content_hash(tc.program));
   tc.description = "generated";

@@ -50,6 +50,8 @@ struct GeneratorConfig {
 struct GeneratedCase {
   ir::Case test_case;
   FeatureMask features = 0;  ///< the features switched on for this case
+  /// How many choices decided the program; the ones after them decide only its inputs (the last draws).
+  std::size_t program_draws = 0;
 };
 
 GeneratedCase generate_case(ChoiceSource& choices, const GeneratorConfig& config);

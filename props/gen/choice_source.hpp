@@ -16,6 +16,8 @@ class ChoiceSource {
   static ChoiceSource random(std::uint64_t seed);
   /// Replays `choices`; each answer is reduced modulo its bound; 0 once exhausted.
   static ChoiceSource replay(std::vector<std::uint32_t> choices);
+  /// Replays `prefix`, then draws fresh choices from a PRNG seeded with `seed`; records both.
+  static ChoiceSource replay_then_random(std::vector<std::uint32_t> prefix, std::uint64_t seed);
 
   /// A value in [0, bound). bound 0 or 1 draws nothing and returns 0.
   std::uint32_t below(std::uint32_t bound);
@@ -32,8 +34,11 @@ class ChoiceSource {
 
  private:
   std::uint32_t next_raw();
+  /// Whether the next draw replays (leaves replay mode at the end of a replay_then_random prefix).
+  bool replaying();
 
   bool replaying_ = false;
+  bool random_after_replay_ = false;  ///< replay_then_random: leave replay mode at the prefix's end
   std::uint64_t state_ = 0;
   std::vector<std::uint32_t> replay_;
   std::size_t position_ = 0;
