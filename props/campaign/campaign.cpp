@@ -129,22 +129,42 @@ class Campaign {
   }
 
   void work_cases() {
-    while (!done_.load()) {
-      std::uint64_t k = 0;
+    // With K input sets per program a worker takes the indices up to the next multiple of K at once,
+    // so the K cases of a program run one after another on the same worker (and so on the GPU
+    // backend's device of that worker, which compiles the program's shaders once).
+    const std::uint64_t block = options_.target.generate ? 1 : std::max<std::uint32_t>(1, options_.inputs_per_program);
+    bool stopped = false;
+    while (!done_.load() && !stopped) {
+      std::uint64_t first = 0, count = 0;
       {
         // The budget check and the hand-out under one lock: with several workers exactly the indices
         // below the budget run, so a --max-cases campaign checks the same cases with any -j.
         std::lock_guard lock(mutex_);
-        if (options_.max_cases != 0 && next_.load() >= resumed_next_ + options_.max_cases) break;
-        k = next_.fetch_add(1);
-        unfinished_.insert(k);
+        first = next_.load();
+        count = block - first % block;
+        if (options_.max_cases != 0) {
+          const std::uint64_t end = resumed_next_ + options_.max_cases;
+          count = first >= end ? 0 : std::min(count, end - first);
+        }
+        if (count == 0) break;
+        next_.fetch_add(count);
+        for (std::uint64_t k = first; k < first + count; ++k) unfinished_.insert(k);
       }
-      const std::uint64_t index = options_.shard_index + std::uint64_t{options_.shard_count} * k;
-      run_case(index);
-      if (interrupted()) break;  // the case stays unfinished: a resumed campaign runs it again
-      std::lock_guard lock(mutex_);
-      unfinished_.erase(k);
-      ++cases_done_;
+      for (std::uint64_t k = first; k < first + count; ++k) {
+        if (k != first && should_stop()) {  // out of time: the rest of the block stays unfinished, for a resume
+          stopped = true;
+          break;
+        }
+        const std::uint64_t index = options_.shard_index + std::uint64_t{options_.shard_count} * k;
+        run_case(index);
+        if (interrupted()) {  // this case and the rest of the block stay unfinished: a resumed campaign runs them
+          stopped = true;
+          break;
+        }
+        std::lock_guard lock(mutex_);
+        unfinished_.erase(k);
+        ++cases_done_;
+      }
     }
     {
       std::lock_guard wake_lock(wake_mutex_);

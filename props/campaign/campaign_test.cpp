@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <ostream>
 
 #include "ir/text/case_file.hpp"
@@ -88,6 +89,28 @@ TEST(Props_Campaign, WithSeveralInputSetsPerProgramAFailureShrinksToTheClass) {
   EXPECT_TRUE(found) << result.failures.size() << " unique failures";
   options.inputs_per_program = 1;
   EXPECT_EQ(campaign_configuration(options).find("inputs_per_program"), std::string::npos);
+}
+
+// Workers take a program's cases as one block; a budget that ends inside a block still runs exactly
+// the cases below it, whatever the number of workers.
+TEST(Props_Campaign, InputSetBlocksKeepTheBudgetExactWithSeveralWorkers) {
+  std::map<std::string, std::uint64_t> verdicts_one_worker;
+  for (unsigned jobs : {1u, 3u}) {
+    CampaignOptions options;
+    options.oracle.profiles = {&planner::vyre_0_7_2()};
+    options.seed = 11;
+    options.seconds = 0;
+    options.max_cases = 23;
+    options.inputs_per_program = 4;
+    options.jobs = jobs;
+    options.shrink = false;
+    const CampaignResult result = run_campaign(options);
+    EXPECT_EQ(result.progress.cases, 23u) << jobs << " jobs";
+    if (jobs == 1)
+      verdicts_one_worker = result.progress.verdicts;
+    else
+      EXPECT_EQ(result.progress.verdicts, verdicts_one_worker);
+  }
 }
 
 TEST(Props_Campaign, BenignCampaignFindsNothing) {
