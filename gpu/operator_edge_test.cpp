@@ -99,6 +99,19 @@ class Gpu_OperatorEdges : public testing::GpuTest {
     ++failed_;
   }
 
+  /// `T(x)` for each word of `xs` (as type `from`) against the reference's cast, bit for bit.
+  void check_cast(ScalarType from, ScalarType to, const std::vector<std::uint32_t>& xs) {
+    Builder b({64, 1, 1});
+    auto xb = b.read("x", 0, from);
+    auto out = b.output("out", 1, to, static_cast<std::uint32_t>(xs.size()));
+    Program p = b.wrapped({b.store(out, b.gid(), b.cast(to, b.load(xb, b.gid())))});
+    const auto got = run(p, xs.size(), {xs});
+    ASSERT_EQ(got.size(), 1u);
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      check(fmt::format("cast<{}>({} 0x{:08X})", name_of(to), name_of(from), xs[i]),
+            eval_cast(to, from, load_word(from, xs[i])), got[0][i], false, {});
+  }
+
   void TearDown() override {
     if (IsSkipped()) return GpuTest::TearDown();  // nothing ran: nothing to check
     EXPECT_EQ(failed_, 0u) << fmt::format("{} of {} results differ; first ones:\n{}", failed_, checked_,
@@ -247,15 +260,7 @@ TEST_F(Gpu_OperatorEdges, CastsOfRandomWordsMatchTheReference) {
   for (ScalarType from : types) {
     for (ScalarType to : types) {
       if (from == to || (from != ScalarType::F32 && to != ScalarType::F32)) continue;
-      Builder b({64, 1, 1});
-      auto xb = b.read("x", 0, from);
-      auto out = b.output("out", 1, to, static_cast<std::uint32_t>(xs.size()));
-      Program p = b.wrapped({b.store(out, b.gid(), b.cast(to, b.load(xb, b.gid())))});
-      const auto got = run(p, xs.size(), {xs});
-      ASSERT_EQ(got.size(), 1u);
-      for (std::size_t i = 0; i < xs.size(); ++i)
-        check(fmt::format("cast<{}>({} 0x{:08X})", name_of(to), name_of(from), xs[i]),
-              eval_cast(to, from, load_word(from, xs[i])), got[0][i], false, {});
+      check_cast(from, to, xs);
     }
   }
 }
@@ -268,15 +273,7 @@ TEST_F(Gpu_OperatorEdges, EveryCastMatchesTheReference) {
       if (from == ScalarType::U32 || from == ScalarType::I32)  // rounding of large integers to f32
         for (std::uint32_t v : {0x00FFFFFFu, 0x01000001u, 0x01000003u, 0x7FFFFFC0u, 0x7FFFFFBFu, 0xFFFFFF80u, 0xFFFFFF7Fu})
           xs.push_back(v);
-      Builder b({64, 1, 1});
-      auto xb = b.read("x", 0, from);
-      auto out = b.output("out", 1, to, static_cast<std::uint32_t>(xs.size()));
-      Program p = b.wrapped({b.store(out, b.gid(), b.cast(to, b.load(xb, b.gid())))});
-      const auto got = run(p, xs.size(), {xs});
-      ASSERT_EQ(got.size(), 1u);
-      for (std::size_t i = 0; i < xs.size(); ++i)
-        check(fmt::format("cast<{}>({} 0x{:08X})", name_of(to), name_of(from), xs[i]),
-              eval_cast(to, from, load_word(from, xs[i])), got[0][i], false, {});
+      check_cast(from, to, xs);
     }
   }
 }
