@@ -26,18 +26,10 @@ uint gc_canon(uint x) {
 )"},
 HelperDef{"gc_f32_is_nan", {}, R"(bool gc_f32_is_nan(uint x) { return (x & 0x7FFFFFFFu) > 0x7F800000u; }
 )"},
-HelperDef{"gc_f32_to_f64", {}, R"(// exact widening of f32 bits to double, in integer code (no denormal or NaN rules apply)
-double gc_f32_to_f64(uint x) {
-  uint s = x & 0x80000000u;
-  uint e = (x >> 23u) & 0xFFu;
-  uint m = x & 0x007FFFFFu;
-  int msb = findMSB(m);
-  uint sub_m = (m << uint(clamp(23 - msb, 0, 31))) & 0x007FFFFFu;
-  uint sub_e = mix(uint(msb + 874), 0u, m == 0u);
-  uint e64 = mix(mix(e + 896u, sub_e, e == 0u), 0x7FFu, e == 0xFFu);
-  uint m64 = mix(m, sub_m, e == 0u);
-  return packDouble2x32(uvec2(m64 << 29u, s | (e64 << 20u) | (m64 >> 3u)));
-}
+HelperDef{"gc_f32_to_f64", {}, R"(// widening of canonical f32 bits to double: exact for every finite operand, whatever the denormal
+// mode (a canonical operand is never subnormal); NaN and infinity widen to whatever the device gives,
+// and every caller selects its own word over such a result
+double gc_f32_to_f64(uint x) { return double(uintBitsToFloat(x)); }
 )"},
 HelperDef{"gc_f64_to_f32", {}, R"(// double -> canonical f32 bits: round to nearest even, tininess after rounding, flush-to-zero
 uint gc_f64_to_f32(double d) {
@@ -457,17 +449,17 @@ double gc_d_exp(double d) {
 )"},
 HelperDef{"gc_f32_exp", {"gc_f32_is_nan", "gc_f32_to_f64", "gc_f64_to_f32", "gc_d_exp"}, R"(uint gc_f32_exp(uint x) {
   if (gc_f32_is_nan(x)) return 0x7FC00000u;
+  if (x >= 0x42C80000u && x <= 0x7F800000u) return 0x7F800000u;  // x >= 100, +inf: overflows
+  if (x > 0xC2DC0000u) return 0u;                                  // x < -110, -inf: flushes
   double d = gc_f32_to_f64(x);
-  if (d > 100.0lf) return 0x7F800000u;
-  if (d < -110.0lf) return 0u;
   return gc_f64_to_f32(gc_d_exp(d));
 }
 )"},
 HelperDef{"gc_f32_exp2", {"gc_f32_is_nan", "gc_f32_to_f64", "gc_f64_to_f32", "gc_d_exp"}, R"(uint gc_f32_exp2(uint x) {
   if (gc_f32_is_nan(x)) return 0x7FC00000u;
+  if (x >= 0x43020000u && x <= 0x7F800000u) return 0x7F800000u;  // x >= 130, +inf: overflows
+  if (x > 0xC3200000u) return 0u;                                  // x < -160, -inf: flushes
   double d = gc_f32_to_f64(x);
-  if (d > 130.0lf) return 0x7F800000u;
-  if (d < -160.0lf) return 0u;
   double k = floor(d);
   precise double r = (d - k) * 0.6931471805599453lf;
   return gc_f64_to_f32(ldexp(gc_d_exp(r), int(k)));
