@@ -3,8 +3,9 @@
 // 32-bit words (`uint`), independently of the device's float controls where the rule is exact:
 //  - f32 comparisons, min/max, floor/ceil/trunc/round, sign, casts and fmod work on the bit pattern;
 //  - f32 add/sub/mul/div/fma/sqrt/inverse_sqrt/reciprocal widen the (canonical, so never subnormal)
-//    operands to double with the device's conversion, which is exact for them, compute in double (exact for mul; correctly rounded otherwise, and the double
-//    rounding to binary32 is innocuous for + - * / sqrt), and round back to binary32 with integer code
+//    operands to double with the device's conversion, which is exact for them, compute in double
+//    (exact for mul; correctly rounded otherwise, and the double rounding to binary32 is innocuous
+//    for + - * / sqrt), and round back to binary32 with integer code
 //    (round to nearest even, tininess after rounding, then flush-to-zero and canonical NaN). IEEE
 //    special cases (NaN, infinities, signed zeros) are decided on the bits and their word is selected
 //    over the double result, which is then unused, so neither denormal flushing nor missing
