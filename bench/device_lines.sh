@@ -1,5 +1,5 @@
-# Shared by the GPU host scripts (issue18_device.sh, issue18_literals_device.sh, gpu_cold_ab.sh); source it, with
-# $here the bench directory.
+# Shared by the GPU host scripts (issue18_device.sh, issue18_literals_device.sh, gpu_cold_ab.sh);
+# source it, with $here the bench directory.
 #
 #   campaign_rate JSON LABEL   one line of a `fuzz --json` file: cases, seconds, cases/s, verdicts,
 #                              failures, the phases over half a worker second
